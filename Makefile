@@ -1,0 +1,41 @@
+# memstream: two commands matter, `make demo` and `make test`. Everything else is a helper.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: setup test test-unit test-integration demo lint bench soak clean broker
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+test: $(STAMP)
+	$(BIN)/pytest -q -p no:cacheprovider tests
+
+test-unit: $(STAMP)
+	$(BIN)/pytest -q -m "not integration" tests
+
+test-integration: $(STAMP)
+	$(BIN)/pytest -q -m integration tests
+
+demo: $(STAMP)
+	$(BIN)/python -m consumers.demo
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+bench: $(STAMP)
+	$(BIN)/python -m bench
+
+broker: $(STAMP)
+	$(BIN)/memstream broker
+
+clean:
+	rm -rf $(VENV) .memstream build *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,244 @@
+"""The event envelope and its wire codec (orjson).
+
+Wire form: one JSON object per Kafka record, keyed by the tenant namespace so a
+tenant's events stay in order on one partition::
+
+    {"event_id": "<uuid7>", "type": "ConversationTurn", "schema_version": 2,
+     "occurred_at": "...", "recorded_at": "...", "namespace": "acme",
+     "session_id": "s1", "causation_id": null, "correlation_id": null,
+     "producer": "chat-app", "payload": {...}}
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any, Generic, TypeVar
+
+import orjson
+
+from schemas._fields import DataclassCodec, parse_datetime, utc_now
+from schemas.errors import EventValidationError
+from schemas.events import EVENT_TYPES
+from schemas.ids import new_event_id
+from schemas.upcasters import upcast
+
+P = TypeVar("P")
+
+NAMESPACE_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}")
+_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@/+=-]{0,199}")
+# C0 controls other than tab, newline and carriage return break terminals and
+# downstream tools; they are rejected rather than silently stripped.
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+_ENVELOPE_KEYS = frozenset(
+    {
+        "event_id",
+        "type",
+        "schema_version",
+        "occurred_at",
+        "recorded_at",
+        "namespace",
+        "session_id",
+        "causation_id",
+        "correlation_id",
+        "producer",
+        "payload",
+    }
+)
+_REQUIRED_KEYS = ("event_id", "type", "schema_version", "occurred_at", "namespace", "payload")
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """What the decoder accepts. Text limits count characters of every free-text field."""
+
+    max_event_bytes: int = 1_048_576
+    max_text_chars: int = 32_000
+
+
+DEFAULT_LIMITS = Limits()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Envelope(Generic[P]):
+    event_id: str
+    type: str
+    schema_version: int
+    occurred_at: datetime
+    recorded_at: datetime
+    namespace: str
+    session_id: str | None = None
+    causation_id: str | None = None
+    correlation_id: str | None = None
+    producer: str = "unknown"
+    payload: P = field(repr=False)
+
+    @property
+    def key(self) -> bytes:
+        """Kafka record key: the namespace, so one tenant's events share a partition."""
+        return self.namespace.encode()
+
+
+def make_event(
+    payload: P,
+    *,
+    namespace: str,
+    occurred_at: datetime | None = None,
+    session_id: str | None = None,
+    causation_id: str | None = None,
+    correlation_id: str | None = None,
+    producer: str = "memstream",
+    event_id: str | None = None,
+    recorded_at: datetime | None = None,
+    limits: Limits = DEFAULT_LIMITS,
+) -> Envelope[P]:
+    """Build a validated envelope around ``payload`` (raises EventValidationError)."""
+    now = utc_now()
+    env = Envelope(
+        event_id=event_id or new_event_id(),
+        type=type(payload).TYPE,  # type: ignore[attr-defined]
+        schema_version=type(payload).VERSION,  # type: ignore[attr-defined]
+        occurred_at=occurred_at or now,
+        recorded_at=recorded_at or now,
+        namespace=namespace,
+        session_id=session_id,
+        causation_id=causation_id,
+        correlation_id=correlation_id,
+        producer=producer,
+        payload=payload,
+    )
+    # Round-trip through the decoder's checks so the SDK rejects exactly what agents would.
+    return decode(encode(env), limits=limits)  # type: ignore[return-value]
+
+
+def with_recorded_at(env: Envelope[P], at: datetime) -> Envelope[P]:
+    return replace(env, recorded_at=at)
+
+
+def encode(env: Envelope[Any]) -> bytes:
+    return orjson.dumps(
+        {
+            "event_id": env.event_id,
+            "type": env.type,
+            "schema_version": env.schema_version,
+            "occurred_at": env.occurred_at,
+            "recorded_at": env.recorded_at,
+            "namespace": env.namespace,
+            "session_id": env.session_id,
+            "causation_id": env.causation_id,
+            "correlation_id": env.correlation_id,
+            "producer": env.producer,
+            "payload": env.payload,
+        }
+    )
+
+
+def _opt_id(obj: dict[str, Any], key: str) -> str | None:
+    value = obj.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str) or not _ID_RE.fullmatch(value):
+        raise EventValidationError("bad_format", "must be an id string of letters, digits and ._:@/+=-", key)
+    return value
+
+
+def _datetime_field(obj: dict[str, Any], key: str) -> datetime:
+    try:
+        return parse_datetime(obj[key])
+    except EventValidationError as e:
+        raise e.at(key) from None
+
+
+def decode(raw: bytes, *, limits: Limits = DEFAULT_LIMITS) -> Envelope[Any]:
+    """Bytes from the wire -> a validated, upcast envelope. Raises only EventValidationError."""
+    if len(raw) > limits.max_event_bytes:
+        raise EventValidationError("too_large", f"{len(raw)} bytes is over the {limits.max_event_bytes}-byte limit")
+    try:
+        obj = orjson.loads(raw)
+    except orjson.JSONDecodeError as e:
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError as ue:
+            raise EventValidationError("invalid_utf8", f"not valid UTF-8 at byte {ue.start}") from None
+        raise EventValidationError("bad_json", str(e)[:200]) from None
+    return from_dict(obj, limits=limits)
+
+
+def from_dict(obj: Any, *, limits: Limits = DEFAULT_LIMITS) -> Envelope[Any]:
+    if not isinstance(obj, dict):
+        raise EventValidationError("wrong_type", "an event must be a JSON object")
+    unknown = obj.keys() - _ENVELOPE_KEYS
+    if unknown:
+        raise EventValidationError("unknown_field", f"unknown envelope field(s): {', '.join(sorted(unknown))[:200]}")
+    for key in _REQUIRED_KEYS:
+        if key not in obj:
+            raise EventValidationError("missing_field", "required envelope field is missing", key)
+    event_type = obj["type"]
+    if not isinstance(event_type, str):
+        raise EventValidationError("wrong_type", "must be a string", "type")
+    cls = EVENT_TYPES.get(event_type)
+    if cls is None:
+        raise EventValidationError("unknown_type", f"unknown event type {event_type[:100]!r}", "type")
+    version = obj["schema_version"]
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        raise EventValidationError("wrong_type", "must be a positive integer", "schema_version")
+    current: int = cls.VERSION  # type: ignore[attr-defined]
+    if version > current:
+        raise EventValidationError(
+            "unsupported_version", f"{event_type} v{version} is newer than this reader (v{current})", "schema_version"
+        )
+    event_id = _opt_id(obj, "event_id")
+    if event_id is None:
+        raise EventValidationError("missing_field", "required envelope field is missing", "event_id")
+    namespace = obj["namespace"]
+    if not isinstance(namespace, str) or not NAMESPACE_RE.fullmatch(namespace):
+        raise EventValidationError(
+            "bad_namespace", "1-128 characters: letters, digits and ._:@- (starting with a letter or digit)", "namespace"
+        )
+    producer = obj.get("producer", "unknown")
+    if not isinstance(producer, str) or not 0 < len(producer) <= 200:
+        raise EventValidationError("bad_format", "must be a string of 1-200 characters", "producer")
+    occurred_at = _datetime_field(obj, "occurred_at")
+    recorded_at = occurred_at if obj.get("recorded_at") is None else _datetime_field(obj, "recorded_at")
+    payload_obj = obj["payload"]
+    if not isinstance(payload_obj, dict):
+        raise EventValidationError("wrong_type", "must be an object", "payload")
+    if version < current:
+        payload_obj = upcast(event_type, version, current, payload_obj)
+    codec = DataclassCodec.of(cls)
+    try:
+        payload = codec.from_json(payload_obj)
+    except EventValidationError as e:
+        raise e.at("payload") from None
+    _check_text(payload, codec.text_fields, limits)
+    return Envelope(
+        event_id=event_id,
+        type=event_type,
+        schema_version=current,
+        occurred_at=occurred_at,
+        recorded_at=recorded_at,
+        namespace=namespace,
+        session_id=_opt_id(obj, "session_id"),
+        causation_id=_opt_id(obj, "causation_id"),
+        correlation_id=_opt_id(obj, "correlation_id"),
+        producer=producer,
+        payload=payload,
+    )
+
+
+def _check_text(payload: Any, text_fields: tuple[str, ...], limits: Limits) -> None:
+    for name in text_fields:
+        value = getattr(payload, name)
+        if value is None:
+            continue
+        if len(value) > limits.max_text_chars:
+            raise EventValidationError(
+                "text_too_long", f"{len(value)} characters is over the {limits.max_text_chars} limit", f"payload.{name}"
+            )
+        bad = _CONTROL_RE.search(value)
+        if bad is not None:
+            raise EventValidationError(
+                "control_characters", f"control character U+{ord(bad.group()):04X} at {bad.start()}", f"payload.{name}"
+            )
