@@ -1,0 +1,309 @@
+"""Producer SDK: publish turns, access events, feedback and workflow observations.
+
+Ack-first: a publish returns the event id as soon as the broker acknowledged the
+record (``acks="all"``); extraction and everything else happens later, asynchronously.
+Invalid input is rejected *before* publishing with an ``EventValidationError`` that
+names the field. ``AsyncProducer`` is the implementation; ``Producer`` is a sync facade
+running it on a private event loop thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Coroutine, Iterable, Mapping, Sequence
+from datetime import datetime
+from typing import Any, TypeVar
+
+from aiokafka import AIOKafkaProducer
+from aiokafka.errors import KafkaError
+
+from infra.settings import Settings, load
+from schemas._fields import utc_now
+from schemas.envelope import Envelope, encode, make_event
+from schemas.events import (
+    AccessedMemory,
+    ConversationTurn,
+    Feedback,
+    MemoryAccessed,
+    WorkflowObserved,
+)
+from schemas.ids import derived_id
+from schemas.topics import topic_for_type
+
+T = TypeVar("T")
+
+
+class PublishError(RuntimeError):
+    """The broker did not acknowledge: nothing is known to be stored for these events."""
+
+
+def headers_for(env: Envelope[Any]) -> list[tuple[str, bytes]]:
+    # Headers let routers and the DLQ tooling see the type without decoding the value.
+    return [("memstream-type", env.type.encode()), ("memstream-version", str(env.schema_version).encode())]
+
+
+def turn_event(
+    *,
+    namespace: str,
+    session_id: str,
+    turn_id: str,
+    role: str,
+    speaker: str,
+    text: str,
+    occurred_at: datetime | None = None,
+    metadata: Mapping[str, Any] | None = None,
+    producer: str = "memstream-sdk",
+    settings: Settings | None = None,
+) -> Envelope[ConversationTurn]:
+    """A validated ConversationTurn event. Its id derives from (namespace, turn_id), so a
+    retried or re-ingested turn carries the same id and consumers drop the repeat."""
+    payload = ConversationTurn(
+        turn_id=turn_id,
+        role=role,  # type: ignore[arg-type]  # validated by make_event
+        speaker=speaker,
+        text=text,
+        metadata=dict(metadata or {}),
+    )
+    at = occurred_at or utc_now()
+    return make_event(
+        payload,
+        namespace=namespace,
+        occurred_at=at,
+        session_id=session_id,
+        producer=producer,
+        event_id=derived_id(at, "turn", namespace, turn_id),
+        limits=(settings or Settings()).limits,
+    )
+
+
+class AsyncProducer:
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        *,
+        bootstrap: str | None = None,
+        producer_name: str | None = None,
+        linger_ms: int = 5,
+        request_timeout_ms: int = 15_000,
+    ) -> None:
+        self.settings = settings or load()
+        self._bootstrap = bootstrap or self.settings.bootstrap()
+        self.producer_name = producer_name or self.settings.producer_name
+        self._linger_ms = linger_ms
+        self._request_timeout_ms = request_timeout_ms
+        self._producer: AIOKafkaProducer | None = None
+
+    async def start(self) -> AsyncProducer:
+        if self._producer is not None:
+            return self
+        # acks="all" and no idempotence: idempotent producers fail against the embedded broker.
+        producer = AIOKafkaProducer(
+            bootstrap_servers=self._bootstrap,
+            acks="all",
+            linger_ms=self._linger_ms,
+            request_timeout_ms=self._request_timeout_ms,
+            max_batch_size=256 * 1024,
+            client_id=self.producer_name,
+        )
+        try:
+            await producer.start()
+        except KafkaError as e:
+            await producer.stop()
+            raise PublishError(f"cannot reach Kafka at {self._bootstrap}: {e}") from e
+        self._producer = producer
+        return self
+
+    async def stop(self) -> None:
+        if self._producer is not None:
+            producer, self._producer = self._producer, None
+            await producer.stop()
+
+    async def __aenter__(self) -> AsyncProducer:
+        return await self.start()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    def topic(self, env: Envelope[Any]) -> str:
+        return topic_for_type(env.type).name(self.settings.topic_prefix)
+
+    async def send(self, env: Envelope[Any]) -> asyncio.Future[Any]:
+        """Queue one event; the returned future resolves when the broker acknowledged it."""
+        if self._producer is None:
+            raise PublishError("producer is not started (use `async with AsyncProducer() as p:`)")
+        try:
+            return await self._producer.send(self.topic(env), encode(env), key=env.key, headers=headers_for(env))
+        except KafkaError as e:
+            raise PublishError(f"publish of {env.type} {env.event_id} failed: {e}") from e
+
+    async def publish(self, env: Envelope[Any]) -> str:
+        return (await self.publish_many([env]))[0]
+
+    async def publish_many(self, envs: Iterable[Envelope[Any]]) -> list[str]:
+        """Send a batch (the client groups records per partition) and wait for every ack."""
+        envs = list(envs)
+        futures = [await self.send(env) for env in envs]
+        results = await asyncio.gather(*futures, return_exceptions=True)
+        failed = [(env, r) for env, r in zip(envs, results, strict=True) if isinstance(r, BaseException)]
+        if failed:
+            env, err = failed[0]
+            raise PublishError(
+                f"{len(failed)} of {len(envs)} events were not acknowledged (first: {env.event_id}: {err})"
+            )
+        return [env.event_id for env in envs]
+
+    # --- typed helpers -------------------------------------------------------------
+
+    async def turn(
+        self,
+        *,
+        namespace: str,
+        session_id: str,
+        turn_id: str,
+        role: str,
+        speaker: str,
+        text: str,
+        occurred_at: datetime | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> str:
+        env = turn_event(
+            namespace=namespace,
+            session_id=session_id,
+            turn_id=turn_id,
+            role=role,
+            speaker=speaker,
+            text=text,
+            occurred_at=occurred_at,
+            metadata=metadata,
+            producer=self.producer_name,
+            settings=self.settings,
+        )
+        return await self.publish(env)
+
+    async def access(
+        self,
+        *,
+        namespace: str,
+        query_id: str,
+        memories: Sequence[tuple[str, float]],
+        query: str | None = None,
+        session_id: str | None = None,
+        occurred_at: datetime | None = None,
+        source: str = "recall",
+    ) -> str:
+        """Record that a recall returned ``memories`` ((memory_id, score) in rank order)."""
+        payload = MemoryAccessed(
+            query_id=query_id,
+            memories=[AccessedMemory(memory_id=m, rank=i + 1, score=s) for i, (m, s) in enumerate(memories)],
+            query=query,
+            top_score=max((s for _m, s in memories), default=None),
+            source=source,
+        )
+        return await self.publish(self._event(payload, namespace, session_id, occurred_at, correlation_id=query_id))
+
+    async def feedback(
+        self,
+        *,
+        namespace: str,
+        memory_ids: Sequence[str] = (),
+        query_id: str | None = None,
+        outcome: str | None = None,
+        reward: float | None = None,
+        reason: str | None = None,
+        correction: str | None = None,
+        session_id: str | None = None,
+        occurred_at: datetime | None = None,
+    ) -> str:
+        payload = Feedback(
+            memory_ids=list(memory_ids),
+            query_id=query_id,
+            outcome=outcome,  # type: ignore[arg-type]  # validated by make_event
+            reward=reward,
+            reason=reason,
+            correction=correction,
+        )
+        return await self.publish(self._event(payload, namespace, session_id, occurred_at, correlation_id=query_id))
+
+    async def workflow(
+        self,
+        *,
+        namespace: str,
+        workflow: str,
+        outcome: str,
+        detail: str | None = None,
+        evidence: Mapping[str, Any] | None = None,
+        occurred_at: datetime | None = None,
+    ) -> str:
+        payload = WorkflowObserved(
+            workflow=workflow,
+            outcome=outcome,  # type: ignore[arg-type]  # validated by make_event
+            detail=detail,
+            evidence=dict(evidence or {}),
+        )
+        return await self.publish(self._event(payload, namespace, None, occurred_at))
+
+    def _event(
+        self,
+        payload: Any,
+        namespace: str,
+        session_id: str | None,
+        occurred_at: datetime | None,
+        correlation_id: str | None = None,
+    ) -> Envelope[Any]:
+        return make_event(
+            payload,
+            namespace=namespace,
+            session_id=session_id,
+            occurred_at=occurred_at,
+            correlation_id=correlation_id,
+            producer=self.producer_name,
+            limits=self.settings.limits,
+        )
+
+
+class Producer:
+    """Synchronous facade: the same calls, blocking until the broker acknowledged."""
+
+    def __init__(self, settings: Settings | None = None, **kwargs: Any) -> None:
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="memstream-producer", daemon=True)
+        self._thread.start()
+        self._async = self._call(self._make(settings, kwargs))
+
+    async def _make(self, settings: Settings | None, kwargs: dict[str, Any]) -> AsyncProducer:
+        return await AsyncProducer(settings, **kwargs).start()
+
+    def _call(self, coro: Coroutine[Any, Any, T]) -> T:
+        return asyncio.run_coroutine_threadsafe(coro, self._loop).result()
+
+    def publish(self, env: Envelope[Any]) -> str:
+        return self._call(self._async.publish(env))
+
+    def publish_many(self, envs: Iterable[Envelope[Any]]) -> list[str]:
+        return self._call(self._async.publish_many(list(envs)))
+
+    def turn(self, **kwargs: Any) -> str:
+        return self._call(self._async.turn(**kwargs))
+
+    def access(self, **kwargs: Any) -> str:
+        return self._call(self._async.access(**kwargs))
+
+    def feedback(self, **kwargs: Any) -> str:
+        return self._call(self._async.feedback(**kwargs))
+
+    def workflow(self, **kwargs: Any) -> str:
+        return self._call(self._async.workflow(**kwargs))
+
+    def close(self) -> None:
+        if self._loop.is_running():
+            self._call(self._async.stop())
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(5)
+            self._loop.close()
+
+    def __enter__(self) -> Producer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

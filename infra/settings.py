@@ -1,0 +1,122 @@
+"""Settings: environment variables override a TOML config file, which overrides defaults.
+
+Every component reads the broker address from here (``MEMSTREAM_KAFKA_BOOTSTRAP``), so
+Apache Kafka, Redpanda or a managed cluster is one setting away. When it is unset, the
+address recorded by ``memstream broker`` in ``<data_dir>/broker.json`` is used.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from schemas.envelope import Limits
+
+ENV_PREFIX = "MEMSTREAM_"
+
+
+class ConfigError(RuntimeError):
+    """A setting is missing or malformed; the message says which and how to fix it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    kafka_bootstrap: str | None = None
+    topic_prefix: str = "memstream"
+    partitions: int = 4
+    data_dir: str = ".memstream"
+    producer_name: str = "memstream-sdk"
+    # The embedded broker holds a group join for half the session timeout: keep it short there.
+    broker_session_timeout: float = 6.0
+    broker_heartbeat_interval: float = 1.0
+    max_event_bytes: int = 1_048_576
+    max_text_chars: int = 32_000
+    # write path
+    buffer_max_turns: int = 8
+    buffer_max_age_minutes: float = 10.0
+    openai_api_key: str | None = None
+    openai_base_url: str | None = None
+    openai_model: str = "gpt-4.1-mini"
+    # retrieval
+    qdrant_url: str | None = None
+    extra: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def limits(self) -> Limits:
+        return Limits(max_event_bytes=self.max_event_bytes, max_text_chars=self.max_text_chars)
+
+    @property
+    def data_path(self) -> Path:
+        return Path(self.data_dir)
+
+    def bootstrap(self) -> str:
+        """The broker address, or a ConfigError that says how to get one."""
+        if self.kafka_bootstrap:
+            return self.kafka_bootstrap
+        recorded = broker_state_path(self.data_path)
+        if recorded.exists():
+            import orjson
+
+            state = orjson.loads(recorded.read_bytes())
+            return str(state["bootstrap"])
+        raise ConfigError(
+            "no Kafka broker configured: set MEMSTREAM_KAFKA_BOOTSTRAP=host:port, "
+            "or start the embedded one with `memstream broker`"
+        )
+
+    def with_(self, **changes: Any) -> Settings:
+        return dataclasses.replace(self, **changes)
+
+
+def broker_state_path(data_dir: Path) -> Path:
+    return data_dir / "broker.json"
+
+
+def _coerce(raw: Any, default: Any, name: str) -> Any:
+    if isinstance(default, bool):
+        if isinstance(raw, bool):
+            return raw
+        return str(raw).strip().lower() in ("1", "true", "yes", "on")
+    try:
+        if isinstance(default, int):
+            return int(raw)
+        if isinstance(default, float):
+            return float(raw)
+    except ValueError:
+        raise ConfigError(f"setting {name} must be a number, got {raw!r}") from None
+    return str(raw)
+
+
+def load(config_file: str | Path | None = None, env: dict[str, str] | None = None) -> Settings:
+    env = dict(os.environ) if env is None else env
+    values: dict[str, Any] = {}
+    path = Path(config_file or env.get(f"{ENV_PREFIX}CONFIG", "memstream.toml"))
+    if path.exists():
+        try:
+            values.update(tomllib.loads(path.read_text()).get("memstream", {}))
+        except tomllib.TOMLDecodeError as e:
+            raise ConfigError(f"{path}: {e}") from None
+    known = {f.name: f for f in fields(Settings) if f.name != "extra"}
+    unknown = set(values) - set(known)
+    if unknown:
+        raise ConfigError(f"{path}: unknown setting(s) {', '.join(sorted(unknown))}")
+    for name in known:
+        key = f"{ENV_PREFIX}{name.upper()}"
+        if key in env and env[key] != "":
+            values[name] = env[key]
+    defaults = Settings()
+    coerced = {
+        name: (None if raw is None else _coerce(raw, getattr(defaults, name) or "", name))
+        for name, raw in values.items()
+    }
+    for name in ("partitions", "buffer_max_turns", "max_event_bytes", "max_text_chars"):
+        if name in coerced:
+            coerced[name] = int(coerced[name])
+    for name in ("broker_session_timeout", "broker_heartbeat_interval", "buffer_max_age_minutes"):
+        if name in coerced:
+            coerced[name] = float(coerced[name])
+    return Settings(**coerced)

@@ -1,0 +1,62 @@
+"""Idempotent topic creation from the registry in ``schemas.topics``.
+
+Run before any worker starts: faust would otherwise auto-create topics with broker
+defaults (wrong partition counts, no retention settings).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+from aiokafka.errors import TopicAlreadyExistsError
+
+from schemas.topics import TOPICS, TopicSpec
+
+
+@dataclass(frozen=True, slots=True)
+class TopicStatus:
+    name: str
+    partitions: int
+    created: bool
+    note: str = ""
+
+
+def topic_names(prefix: str) -> dict[str, str]:
+    """role -> full topic name."""
+    return {spec.role: spec.name(prefix) for spec in TOPICS}
+
+
+def _partitions(spec: TopicSpec, default_partitions: int) -> int:
+    # The DLQ stays single-partition so dead letters read back in arrival order.
+    return spec.partitions if spec.role == "dlq" else default_partitions
+
+
+async def ensure_topics(bootstrap: str, prefix: str, partitions: int) -> list[TopicStatus]:
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=15000)
+    await admin.start()
+    try:
+        existing = set(await admin.list_topics())
+        wanted = [(spec, spec.name(prefix), _partitions(spec, partitions)) for spec in TOPICS]
+        missing = [
+            NewTopic(name, n, 1, topic_configs=dict(spec.config))
+            for spec, name, n in wanted
+            if name not in existing
+        ]
+        if missing:
+            try:
+                await admin.create_topics(missing)
+            except TopicAlreadyExistsError:
+                pass  # another process won the race: fine, creation is idempotent
+        described = {}
+        for info in await admin.describe_topics([name for _s, name, _n in wanted]):
+            described[info["topic"]] = len(info["partitions"])
+        statuses = []
+        missing_names = {t.name for t in missing}
+        for _spec, name, n in wanted:
+            actual = described.get(name, 0)
+            note = "" if actual == n else f"has {actual} partitions, registry says {n}"
+            statuses.append(TopicStatus(name, actual, name in missing_names, note))
+        return statuses
+    finally:
+        await admin.close()

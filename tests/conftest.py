@@ -1,0 +1,53 @@
+"""Shared fixtures: the embedded broker (one per test session) and worker processes."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Iterator
+
+import pytest
+
+from infra.broker import EmbeddedBroker
+from infra.settings import Settings
+from infra.topics import ensure_topics
+from tests.harness import WorkerProcess
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if "/integration/" in str(item.fspath) or "/e2e/" in str(item.fspath):
+            item.add_marker(pytest.mark.integration)
+
+
+@pytest.fixture(scope="session")
+def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedBroker]:
+    log = tmp_path_factory.mktemp("broker") / "broker.log"
+    b = EmbeddedBroker(log_path=log).start()
+    yield b
+    b.stop()
+
+
+@pytest.fixture(scope="session")
+def settings(broker: EmbeddedBroker, tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    s = Settings(
+        kafka_bootstrap=broker.bootstrap,
+        topic_prefix="mst",
+        data_dir=str(tmp_path_factory.mktemp("data")),
+        partitions=4,
+    )
+    asyncio.run(ensure_topics(s.bootstrap(), s.topic_prefix, s.partitions))
+    return s
+
+
+@pytest.fixture(scope="session")
+def worker(settings: Settings, tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorkerProcess]:
+    w = WorkerProcess(settings, tmp_path_factory.mktemp("worker")).start()
+    yield w
+    w.stop()
+
+
+@pytest.fixture
+def namespace() -> str:
+    """A fresh tenant per test: tests share one broker and worker but never each other's data."""
+    return f"t-{uuid.uuid4().hex[:12]}"

@@ -1,0 +1,68 @@
+"""Test harness: worker processes and the environment they run with."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from infra.settings import Settings
+from streams.status import wait_until_ready
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def settings_env(s: Settings) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMSTREAM_")}
+    env.update(
+        MEMSTREAM_KAFKA_BOOTSTRAP=s.bootstrap(),
+        MEMSTREAM_TOPIC_PREFIX=s.topic_prefix,
+        MEMSTREAM_DATA_DIR=s.data_dir,
+        MEMSTREAM_PARTITIONS=str(s.partitions),
+        MEMSTREAM_MAX_TEXT_CHARS=str(s.max_text_chars),
+        PYTHONPATH=str(ROOT),
+    )
+    return env
+
+
+class WorkerProcess:
+    """A `memstream worker` subprocess with its own data directory and log file."""
+
+    def __init__(self, s: Settings, datadir: Path) -> None:
+        self.settings = s
+        self.datadir = datadir
+        self.log = datadir / "worker.log"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self, timeout: float = 60.0) -> WorkerProcess:
+        self.datadir.mkdir(parents=True, exist_ok=True)
+        started = time.time()
+        with self.log.open("ab") as out:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "consumers.cli", "worker", "--datadir", str(self.datadir), "--loglevel", "info"],
+                env=settings_env(self.settings),
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                cwd=ROOT,
+            )
+        try:
+            wait_until_ready(self.datadir, timeout, after=started)
+        except TimeoutError:
+            self.stop()
+            raise AssertionError(f"worker did not start; log:\n{self.log.read_text()[-4000:]}") from None
+        return self
+
+    def kill(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.kill()
