@@ -50,7 +50,10 @@ def _parse_time(value: Any) -> datetime:
         parsed = datetime.fromisoformat(value)
     except ValueError:
         raise EventValidationError("bad_datetime", f"not ISO 8601: {value[:64]!r}", "occurred_at") from None
-    return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
+    try:
+        return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
+    except OverflowError:
+        raise EventValidationError("bad_datetime", f"out of range in UTC: {value[:64]!r}", "occurred_at") from None
 
 
 def parse_line(raw: bytes, producer: str, settings: Any) -> Envelope[Any]:

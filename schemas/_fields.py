@@ -58,7 +58,10 @@ def parse_datetime(value: Any) -> datetime:
         raise EventValidationError("bad_datetime", f"not an ISO 8601 date-time: {value[:64]!r}") from None
     if parsed.tzinfo is None:
         raise EventValidationError("bad_datetime", "date-time needs a UTC offset (e.g. Z or +00:00)")
-    return parsed.astimezone(UTC)
+    try:
+        return parsed.astimezone(UTC)
+    except OverflowError:
+        raise EventValidationError("bad_datetime", f"out of range in UTC: {value[:64]!r}") from None
 
 
 def _kind(value: Any) -> str:
