@@ -11,6 +11,7 @@ import sys
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from bench.figures import Figure
 
@@ -33,7 +34,9 @@ def fmt(value: float | None) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench")
-    parser.add_argument("names", nargs="*", help="benchmark modules to run (default: all), e.g. signals")
+    parser.add_argument(
+        "names", nargs="*", help="benchmark modules to run (default: all), e.g. signals"
+    )
     parser.add_argument("--out", default=str(HERE / "results.json"))
     args = parser.parse_args(argv)
     modules = discover()
@@ -53,13 +56,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {time.perf_counter() - started:.1f}s", file=sys.stderr)
     rows = [("figure", "value", "unit", "baseline", "baseline value", "ratio")]
     for _mod, f in figures:
-        rows.append((f.name, fmt(f.value), f.unit, f.baseline_name or "-", fmt(f.baseline), fmt(f.ratio)))
+        rows.append(
+            (f.name, fmt(f.value), f.unit, f.baseline_name or "-", fmt(f.baseline), fmt(f.ratio))
+        )
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     for i, r in enumerate(rows):
         print("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)))
         if i == 0:
             print("  ".join("-" * w for w in widths))
-    result = {
+    result: dict[str, Any] = {
         "generated_at": datetime.now(UTC).isoformat(),
         "machine": {"python": platform.python_version(), "platform": platform.platform()},
         "figures": [dict(f.as_dict(), module=m) for m, f in figures],
@@ -70,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     if previous:
         # A partial run keeps the other modules' latest figures.
         kept = [f for f in previous.get("figures", []) if f.get("module") not in modules]
-        result["figures"] = kept + result["figures"]
+        result["figures"] = [*kept, *result["figures"]]
     out.write_text(json.dumps(result, indent=2) + "\n")
     print(f"\nwrote {out}", file=sys.stderr)
     return 1 if failures else 0

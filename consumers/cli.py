@@ -24,7 +24,10 @@ def cmd_broker(args: argparse.Namespace) -> int:
     settings = _settings(args)
     broker = EmbeddedBroker(port=args.port).start()
     path = broker.record(settings.data_path)
-    print(f"embedded broker listening on {broker.bootstrap} (memory storage; recorded in {path})", flush=True)
+    print(
+        f"embedded broker listening on {broker.bootstrap} (memory storage; recorded in {path})",
+        flush=True,
+    )
     print(f"export MEMSTREAM_KAFKA_BOOTSTRAP={broker.bootstrap}", flush=True)
     if args.create_topics:
         from infra.topics import ensure_topics
@@ -59,10 +62,14 @@ def cmd_topics(args: argparse.Namespace) -> int:
             types = ", ".join(spec.event_types) or "(dead letters)"
             print(f"{spec.name(settings.topic_prefix):28} key={spec.key:15} {types}")
         return 0
-    statuses = asyncio.run(ensure_topics(settings.bootstrap(), settings.topic_prefix, settings.partitions))
+    statuses = asyncio.run(
+        ensure_topics(settings.bootstrap(), settings.topic_prefix, settings.partitions)
+    )
     for s in statuses:
         state = "created" if s.created else "exists"
-        print(f"{s.name:28} {s.partitions:3} partitions  {state}{'  WARNING: ' + s.note if s.note else ''}")
+        print(
+            f"{s.name:28} {s.partitions:3} partitions  {state}{'  WARNING: ' + s.note if s.note else ''}"
+        )
     return 0
 
 
@@ -84,7 +91,11 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     if not path.exists():
         print(f"memstream ingest: no such file: {path}", file=sys.stderr)
         return 2
-    progress = Progress("ingest", path.stat().st_size, enabled=None if args.progress == "auto" else args.progress == "on")
+    progress = Progress(
+        "ingest",
+        path.stat().st_size,
+        enabled=None if args.progress == "auto" else args.progress == "on",
+    )
     rejects_out = open(args.rejects, "w") if args.rejects else None  # noqa: SIM115
 
     def on_reject(line_no: int, reason: str) -> None:
@@ -94,11 +105,15 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             rejects_out.write(line + "\n")
 
     def on_progress(done: int, report: Any) -> None:
-        progress.advance(done - progress.count, extra=f"published={report.published} rejected={report.rejected}")
+        progress.advance(
+            done - progress.count, extra=f"published={report.published} rejected={report.rejected}"
+        )
 
     async def run() -> Any:
         async with AsyncProducer(settings, producer_name="memstream-ingest") as producer:
-            return await ingest_file(path, producer, window=args.window, on_progress=on_progress, on_reject=on_reject)
+            return await ingest_file(
+                path, producer, window=args.window, on_progress=on_progress, on_reject=on_reject
+            )
 
     try:
         report = asyncio.run(run())
@@ -117,7 +132,9 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 def cmd_worker(args: argparse.Namespace) -> int:
     from streams.worker import run_worker
 
-    run_worker(_settings(args), web_port=args.web_port, datadir=args.datadir, loglevel=args.loglevel)
+    run_worker(
+        _settings(args), web_port=args.web_port, datadir=args.datadir, loglevel=args.loglevel
+    )
     return 0
 
 
@@ -164,7 +181,9 @@ def cmd_tail(args: argparse.Namespace) -> int:
                 continue
             try:
                 env = decode(record.value, limits=settings.limits)
-                print(f"{record.partition}@{record.offset} {env.occurred_at:%Y-%m-%d %H:%M} {env.namespace} {env.type} {env.payload}")
+                print(
+                    f"{record.partition}@{record.offset} {env.occurred_at:%Y-%m-%d %H:%M} {env.namespace} {env.type} {env.payload}"
+                )
             except EventValidationError as e:
                 print(f"{record.partition}@{record.offset} INVALID {e}")
         print(f"{n} record(s) on {topic}")
@@ -175,10 +194,14 @@ def cmd_tail(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="memstream", description=__doc__)
-    parser.add_argument("--config", help="TOML config file (default: $MEMSTREAM_CONFIG or ./memstream.toml)")
+    parser.add_argument(
+        "--config", help="TOML config file (default: $MEMSTREAM_CONFIG or ./memstream.toml)"
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("broker", help="run the embedded Kafka-protocol broker on a free loopback port")
+    p = sub.add_parser(
+        "broker", help="run the embedded Kafka-protocol broker on a free loopback port"
+    )
     p.add_argument("--port", type=int, default=0)
     p.add_argument("--create-topics", action="store_true", help="also create memstream's topics")
     p.set_defaults(fn=cmd_broker)
@@ -210,7 +233,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(fn=cmd_dlq)
 
     p = sub.add_parser("tail", help="print the events on a topic")
-    p.add_argument("role", choices=["turns", "access", "feedback", "workflows", "memory_log", "recall_requests", "recall_replies"])
+    p.add_argument(
+        "role",
+        choices=[
+            "turns",
+            "access",
+            "feedback",
+            "workflows",
+            "memory_log",
+            "recall_requests",
+            "recall_replies",
+        ],
+    )
     p.add_argument("--limit", type=int, default=20)
     p.set_defaults(fn=cmd_tail)
     return parser

@@ -49,11 +49,15 @@ def _parse_time(value: Any) -> datetime:
     try:
         parsed = datetime.fromisoformat(value)
     except ValueError:
-        raise EventValidationError("bad_datetime", f"not ISO 8601: {value[:64]!r}", "occurred_at") from None
+        raise EventValidationError(
+            "bad_datetime", f"not ISO 8601: {value[:64]!r}", "occurred_at"
+        ) from None
     try:
         return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
     except OverflowError:
-        raise EventValidationError("bad_datetime", f"out of range in UTC: {value[:64]!r}", "occurred_at") from None
+        raise EventValidationError(
+            "bad_datetime", f"out of range in UTC: {value[:64]!r}", "occurred_at"
+        ) from None
 
 
 def parse_line(raw: bytes, producer: str, settings: Any) -> Envelope[Any]:
@@ -64,7 +68,9 @@ def parse_line(raw: bytes, producer: str, settings: Any) -> Envelope[Any]:
         try:
             raw.decode("utf-8")
         except UnicodeDecodeError as ue:
-            raise EventValidationError("invalid_utf8", f"not valid UTF-8 at byte {ue.start}") from None
+            raise EventValidationError(
+                "invalid_utf8", f"not valid UTF-8 at byte {ue.start}"
+            ) from None
         raise EventValidationError("bad_json", str(e)[:200]) from None
     if not isinstance(obj, dict):
         raise EventValidationError("wrong_type", "each line must be a JSON object")
@@ -73,7 +79,9 @@ def parse_line(raw: bytes, producer: str, settings: Any) -> Envelope[Any]:
         raise EventValidationError("missing_field", f"missing {', '.join(missing)}")
     unknown = obj.keys() - ALLOWED
     if unknown:
-        raise EventValidationError("unknown_field", f"unknown field(s): {', '.join(sorted(unknown))[:200]}")
+        raise EventValidationError(
+            "unknown_field", f"unknown field(s): {', '.join(sorted(unknown))[:200]}"
+        )
     for key in ("namespace", "session_id", "turn_id", "role", "speaker", "text"):
         if not isinstance(obj[key], str):
             raise EventValidationError("wrong_type", "expected a string", key)

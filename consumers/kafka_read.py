@@ -18,7 +18,9 @@ async def read_topic(
     write as the batch's first offset + 1, so end offsets alone would stop too early.
     No consumer group: reading is side-effect free and never competes with workers.
     """
-    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False, group_id=None)
+    consumer = AIOKafkaConsumer(
+        bootstrap_servers=bootstrap, enable_auto_commit=False, group_id=None
+    )
     await consumer.start()
     try:
         partitions = consumer.partitions_for_topic(topic) or set()
@@ -37,7 +39,9 @@ async def read_topic(
             batch = await consumer.getmany(timeout_ms=int(wait * 1000))
             if not batch:
                 if behind:
-                    raise TimeoutError(f"no records from {topic} for {timeout:.0f}s while {len(behind)} partitions lag")
+                    raise TimeoutError(
+                        f"no records from {topic} for {timeout:.0f}s while {len(behind)} partitions lag"
+                    )
                 return
             for tp, records in batch.items():
                 for record in records:

@@ -40,7 +40,10 @@ class PublishError(RuntimeError):
 
 def headers_for(env: Envelope[Any]) -> list[tuple[str, bytes]]:
     # Headers let routers and the DLQ tooling see the type without decoding the value.
-    return [("memstream-type", env.type.encode()), ("memstream-version", str(env.schema_version).encode())]
+    return [
+        ("memstream-type", env.type.encode()),
+        ("memstream-version", str(env.schema_version).encode()),
+    ]
 
 
 def turn_event(
@@ -133,7 +136,10 @@ class AsyncProducer:
         if self._producer is None:
             raise PublishError("producer is not started (use `async with AsyncProducer() as p:`)")
         try:
-            return await self._producer.send(self.topic(env), encode(env), key=env.key, headers=headers_for(env))
+            future: asyncio.Future[Any] = await self._producer.send(
+                self.topic(env), encode(env), key=env.key, headers=headers_for(env)
+            )
+            return future
         except KafkaError as e:
             raise PublishError(f"publish of {env.type} {env.event_id} failed: {e}") from e
 
@@ -145,7 +151,9 @@ class AsyncProducer:
         envs = list(envs)
         futures = [await self.send(env) for env in envs]
         results = await asyncio.gather(*futures, return_exceptions=True)
-        failed = [(env, r) for env, r in zip(envs, results, strict=True) if isinstance(r, BaseException)]
+        failed = [
+            (env, r) for env, r in zip(envs, results, strict=True) if isinstance(r, BaseException)
+        ]
         if failed:
             env, err = failed[0]
             raise PublishError(
@@ -195,12 +203,17 @@ class AsyncProducer:
         """Record that a recall returned ``memories`` ((memory_id, score) in rank order)."""
         payload = MemoryAccessed(
             query_id=query_id,
-            memories=[AccessedMemory(memory_id=m, rank=i + 1, score=s) for i, (m, s) in enumerate(memories)],
+            memories=[
+                AccessedMemory(memory_id=m, rank=i + 1, score=s)
+                for i, (m, s) in enumerate(memories)
+            ],
             query=query,
             top_score=max((s for _m, s in memories), default=None),
             source=source,
         )
-        return await self.publish(self._event(payload, namespace, session_id, occurred_at, correlation_id=query_id))
+        return await self.publish(
+            self._event(payload, namespace, session_id, occurred_at, correlation_id=query_id)
+        )
 
     async def feedback(
         self,
@@ -223,7 +236,9 @@ class AsyncProducer:
             reason=reason,
             correction=correction,
         )
-        return await self.publish(self._event(payload, namespace, session_id, occurred_at, correlation_id=query_id))
+        return await self.publish(
+            self._event(payload, namespace, session_id, occurred_at, correlation_id=query_id)
+        )
 
     async def workflow(
         self,
@@ -267,7 +282,9 @@ class Producer:
 
     def __init__(self, settings: Settings | None = None, **kwargs: Any) -> None:
         self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, name="memstream-producer", daemon=True)
+        self._thread = threading.Thread(
+            target=self._loop.run_forever, name="memstream-producer", daemon=True
+        )
         self._thread.start()
         self._async = self._call(self._make(settings, kwargs))
 

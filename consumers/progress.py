@@ -8,8 +8,15 @@ from typing import TextIO
 
 
 class Progress:
-    def __init__(self, label: str, total: int | None = None, *, stream: TextIO | None = None,
-                 enabled: bool | None = None, every: float = 0.2) -> None:
+    def __init__(
+        self,
+        label: str,
+        total: int | None = None,
+        *,
+        stream: TextIO | None = None,
+        enabled: bool | None = None,
+        every: float = 0.2,
+    ) -> None:
         self.label = label
         self.total = total
         self.stream = stream or sys.stderr

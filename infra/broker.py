@@ -109,7 +109,11 @@ class EmbeddedBroker:
         """Write the address where other commands of this checkout will find it."""
         data_dir.mkdir(parents=True, exist_ok=True)
         path = broker_state_path(data_dir)
-        path.write_bytes(orjson.dumps({"bootstrap": self.bootstrap, "pid": self.process.pid if self.process else None}))
+        path.write_bytes(
+            orjson.dumps(
+                {"bootstrap": self.bootstrap, "pid": self.process.pid if self.process else None}
+            )
+        )
         return path
 
     def __enter__(self) -> EmbeddedBroker:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import tomllib
+import typing
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -76,18 +77,22 @@ def broker_state_path(data_dir: Path) -> Path:
     return data_dir / "broker.json"
 
 
-def _coerce(raw: Any, default: Any, name: str) -> Any:
-    if isinstance(default, bool):
-        if isinstance(raw, bool):
-            return raw
-        return str(raw).strip().lower() in ("1", "true", "yes", "on")
+def _coerce(raw: Any, hint: Any, name: str) -> Any:
+    """A file or environment value -> the setting's declared type."""
+    if raw is None:
+        return None
+    kinds = typing.get_args(hint) or (hint,)
     try:
-        if isinstance(default, int):
+        if int in kinds and not isinstance(raw, bool):
             return int(raw)
-        if isinstance(default, float):
+        if float in kinds and not isinstance(raw, bool):
             return float(raw)
     except ValueError:
         raise ConfigError(f"setting {name} must be a number, got {raw!r}") from None
+    if bool in kinds:
+        return (
+            raw if isinstance(raw, bool) else str(raw).strip().lower() in ("1", "true", "yes", "on")
+        )
     return str(raw)
 
 
@@ -100,23 +105,13 @@ def load(config_file: str | Path | None = None, env: dict[str, str] | None = Non
             values.update(tomllib.loads(path.read_text()).get("memstream", {}))
         except tomllib.TOMLDecodeError as e:
             raise ConfigError(f"{path}: {e}") from None
-    known = {f.name: f for f in fields(Settings) if f.name != "extra"}
-    unknown = set(values) - set(known)
+    hints = typing.get_type_hints(Settings)
+    known = {f.name for f in fields(Settings) if f.name != "extra"}
+    unknown = set(values) - known
     if unknown:
         raise ConfigError(f"{path}: unknown setting(s) {', '.join(sorted(unknown))}")
     for name in known:
         key = f"{ENV_PREFIX}{name.upper()}"
-        if key in env and env[key] != "":
+        if env.get(key):
             values[name] = env[key]
-    defaults = Settings()
-    coerced = {
-        name: (None if raw is None else _coerce(raw, getattr(defaults, name) or "", name))
-        for name, raw in values.items()
-    }
-    for name in ("partitions", "buffer_max_turns", "max_event_bytes", "max_text_chars"):
-        if name in coerced:
-            coerced[name] = int(coerced[name])
-    for name in ("broker_session_timeout", "broker_heartbeat_interval", "buffer_max_age_minutes"):
-        if name in coerced:
-            coerced[name] = float(coerced[name])
-    return Settings(**coerced)
+    return Settings(**{name: _coerce(raw, hints[name], name) for name, raw in values.items()})

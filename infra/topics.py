@@ -6,6 +6,7 @@ defaults (wrong partition counts, no retention settings).
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
@@ -44,10 +45,9 @@ async def ensure_topics(bootstrap: str, prefix: str, partitions: int) -> list[To
             if name not in existing
         ]
         if missing:
-            try:
+            # Another process may win the race: fine, creation is idempotent.
+            with contextlib.suppress(TopicAlreadyExistsError):
                 await admin.create_topics(missing)
-            except TopicAlreadyExistsError:
-                pass  # another process won the race: fine, creation is idempotent
         described = {}
         for info in await admin.describe_topics([name for _s, name, _n in wanted]):
             described[info["topic"]] = len(info["partitions"])

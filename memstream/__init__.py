@@ -1,0 +1,37 @@
+"""memstream: long-term memory for AI agents, as an event-sourced stream pipeline.
+
+The public API lives here; the packages behind it are implementation.
+"""
+
+from consumers.producer import AsyncProducer, Producer, PublishError
+from infra.settings import ConfigError, Settings
+from infra.settings import load as load_settings
+from schemas import (
+    ConversationTurn,
+    Envelope,
+    EventValidationError,
+    Feedback,
+    MemoryAccessed,
+    WorkflowObserved,
+    decode,
+    encode,
+    make_event,
+)
+
+__all__ = [
+    "AsyncProducer",
+    "ConfigError",
+    "ConversationTurn",
+    "Envelope",
+    "EventValidationError",
+    "Feedback",
+    "MemoryAccessed",
+    "Producer",
+    "PublishError",
+    "Settings",
+    "WorkflowObserved",
+    "decode",
+    "encode",
+    "load_settings",
+    "make_event",
+]

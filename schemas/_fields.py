@@ -55,9 +55,13 @@ def parse_datetime(value: Any) -> datetime:
     try:
         parsed = datetime.fromisoformat(value)
     except ValueError:
-        raise EventValidationError("bad_datetime", f"not an ISO 8601 date-time: {value[:64]!r}") from None
+        raise EventValidationError(
+            "bad_datetime", f"not an ISO 8601 date-time: {value[:64]!r}"
+        ) from None
     if parsed.tzinfo is None:
-        raise EventValidationError("bad_datetime", "date-time needs a UTC offset (e.g. Z or +00:00)")
+        raise EventValidationError(
+            "bad_datetime", "date-time needs a UTC offset (e.g. Z or +00:00)"
+        )
     try:
         return parsed.astimezone(UTC)
     except OverflowError:
@@ -160,7 +164,9 @@ def _converter_for(tp: Any, meta: Mapping[str, Any]) -> Converter:
         def convert_literal(value: Any) -> Any:
             if isinstance(value, bool) or value not in allowed:
                 shown = ", ".join(repr(a) for a in allowed)
-                raise EventValidationError("bad_value", f"must be one of {shown}, got {value!r:.64}")
+                raise EventValidationError(
+                    "bad_value", f"must be one of {shown}, got {value!r:.64}"
+                )
             return value
 
         return convert_literal
@@ -217,7 +223,12 @@ class DataclassCodec:
                 f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING
             )
             self.fields.append(
-                (f.name, converter_for(hints[f.name], f.metadata), has_default, f.metadata.get("text", False))
+                (
+                    f.name,
+                    converter_for(hints[f.name], f.metadata),
+                    has_default,
+                    f.metadata.get("text", False),
+                )
             )
         self.names = frozenset(name for name, *_ in self.fields)
         self.text_fields = tuple(name for name, _c, _d, is_text in self.fields if is_text)
@@ -234,7 +245,9 @@ class DataclassCodec:
             raise EventValidationError("wrong_type", f"expected an object, got {_kind(value)}")
         unknown = value.keys() - self.names
         if unknown:
-            raise EventValidationError("unknown_field", f"unknown field(s): {', '.join(sorted(unknown))[:200]}")
+            raise EventValidationError(
+                "unknown_field", f"unknown field(s): {', '.join(sorted(unknown))[:200]}"
+            )
         kwargs: dict[str, Any] = {}
         for name, convert, has_default, _is_text in self.fields:
             if name in value:

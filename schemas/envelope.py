@@ -140,7 +140,9 @@ def _opt_id(obj: dict[str, Any], key: str) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str) or not _ID_RE.fullmatch(value):
-        raise EventValidationError("bad_format", "must be an id string of letters, digits and ._:@/+=-", key)
+        raise EventValidationError(
+            "bad_format", "must be an id string of letters, digits and ._:@/+=-", key
+        )
     return value
 
 
@@ -154,14 +156,18 @@ def _datetime_field(obj: dict[str, Any], key: str) -> datetime:
 def decode(raw: bytes, *, limits: Limits = DEFAULT_LIMITS) -> Envelope[Any]:
     """Bytes from the wire -> a validated, upcast envelope. Raises only EventValidationError."""
     if len(raw) > limits.max_event_bytes:
-        raise EventValidationError("too_large", f"{len(raw)} bytes is over the {limits.max_event_bytes}-byte limit")
+        raise EventValidationError(
+            "too_large", f"{len(raw)} bytes is over the {limits.max_event_bytes}-byte limit"
+        )
     try:
         obj = orjson.loads(raw)
     except orjson.JSONDecodeError as e:
         try:
             raw.decode("utf-8")
         except UnicodeDecodeError as ue:
-            raise EventValidationError("invalid_utf8", f"not valid UTF-8 at byte {ue.start}") from None
+            raise EventValidationError(
+                "invalid_utf8", f"not valid UTF-8 at byte {ue.start}"
+            ) from None
         raise EventValidationError("bad_json", str(e)[:200]) from None
     return from_dict(obj, limits=limits)
 
@@ -171,7 +177,9 @@ def from_dict(obj: Any, *, limits: Limits = DEFAULT_LIMITS) -> Envelope[Any]:
         raise EventValidationError("wrong_type", "an event must be a JSON object")
     unknown = obj.keys() - _ENVELOPE_KEYS
     if unknown:
-        raise EventValidationError("unknown_field", f"unknown envelope field(s): {', '.join(sorted(unknown))[:200]}")
+        raise EventValidationError(
+            "unknown_field", f"unknown envelope field(s): {', '.join(sorted(unknown))[:200]}"
+        )
     for key in _REQUIRED_KEYS:
         if key not in obj:
             raise EventValidationError("missing_field", "required envelope field is missing", key)
@@ -180,28 +188,38 @@ def from_dict(obj: Any, *, limits: Limits = DEFAULT_LIMITS) -> Envelope[Any]:
         raise EventValidationError("wrong_type", "must be a string", "type")
     cls = EVENT_TYPES.get(event_type)
     if cls is None:
-        raise EventValidationError("unknown_type", f"unknown event type {event_type[:100]!r}", "type")
+        raise EventValidationError(
+            "unknown_type", f"unknown event type {event_type[:100]!r}", "type"
+        )
     version = obj["schema_version"]
     if isinstance(version, bool) or not isinstance(version, int) or version < 1:
         raise EventValidationError("wrong_type", "must be a positive integer", "schema_version")
     current: int = cls.VERSION  # type: ignore[attr-defined]
     if version > current:
         raise EventValidationError(
-            "unsupported_version", f"{event_type} v{version} is newer than this reader (v{current})", "schema_version"
+            "unsupported_version",
+            f"{event_type} v{version} is newer than this reader (v{current})",
+            "schema_version",
         )
     event_id = _opt_id(obj, "event_id")
     if event_id is None:
-        raise EventValidationError("missing_field", "required envelope field is missing", "event_id")
+        raise EventValidationError(
+            "missing_field", "required envelope field is missing", "event_id"
+        )
     namespace = obj["namespace"]
     if not isinstance(namespace, str) or not NAMESPACE_RE.fullmatch(namespace):
         raise EventValidationError(
-            "bad_namespace", "1-128 characters: letters, digits and ._:@- (starting with a letter or digit)", "namespace"
+            "bad_namespace",
+            "1-128 characters: letters, digits and ._:@- (starting with a letter or digit)",
+            "namespace",
         )
     producer = obj.get("producer", "unknown")
     if not isinstance(producer, str) or not 0 < len(producer) <= 200:
         raise EventValidationError("bad_format", "must be a string of 1-200 characters", "producer")
     occurred_at = _datetime_field(obj, "occurred_at")
-    recorded_at = occurred_at if obj.get("recorded_at") is None else _datetime_field(obj, "recorded_at")
+    recorded_at = (
+        occurred_at if obj.get("recorded_at") is None else _datetime_field(obj, "recorded_at")
+    )
     payload_obj = obj["payload"]
     if not isinstance(payload_obj, dict):
         raise EventValidationError("wrong_type", "must be an object", "payload")
@@ -235,10 +253,14 @@ def _check_text(payload: Any, text_fields: tuple[str, ...], limits: Limits) -> N
             continue
         if len(value) > limits.max_text_chars:
             raise EventValidationError(
-                "text_too_long", f"{len(value)} characters is over the {limits.max_text_chars} limit", f"payload.{name}"
+                "text_too_long",
+                f"{len(value)} characters is over the {limits.max_text_chars} limit",
+                f"payload.{name}",
             )
         bad = _CONTROL_RE.search(value)
         if bad is not None:
             raise EventValidationError(
-                "control_characters", f"control character U+{ord(bad.group()):04X} at {bad.start()}", f"payload.{name}"
+                "control_characters",
+                f"control character U+{ord(bad.group()):04X} at {bad.start()}",
+                f"payload.{name}",
             )

@@ -96,7 +96,8 @@ class Feedback:
     reward: float | None = field(default=None, metadata=spec(ge=0.0, le=1.0))
     reason: str | None = field(default=None, metadata=spec(text=True))
     correction: str | None = field(
-        default=None, metadata=spec(text=True, description="the corrected statement, with outcome=correction")
+        default=None,
+        metadata=spec(text=True, description="the corrected statement, with outcome=correction"),
     )
 
     def __post_init__(self) -> None:
@@ -108,7 +109,9 @@ class Feedback:
             raise EventValidationError("missing_outcome", "feedback needs an outcome or a reward")
         for i, mid in enumerate(self.memory_ids):
             if not isinstance(mid, str) or not mid:
-                raise EventValidationError("bad_value", "memory ids must be non-empty strings", f"memory_ids[{i}]")
+                raise EventValidationError(
+                    "bad_value", "memory ids must be non-empty strings", f"memory_ids[{i}]"
+                )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -29,7 +29,11 @@ def event_schema(event_type: str) -> dict[str, Any]:
             "event_id": dict(id_str, description="time-ordered id (UUIDv7)"),
             "type": {"const": event_type},
             "schema_version": {"const": cls.VERSION},  # type: ignore[attr-defined]
-            "occurred_at": {"type": "string", "format": "date-time", "description": "event time, set by the producer"},
+            "occurred_at": {
+                "type": "string",
+                "format": "date-time",
+                "description": "event time, set by the producer",
+            },
             "recorded_at": {"type": "string", "format": "date-time"},
             "namespace": {
                 "type": "string",
@@ -53,7 +57,9 @@ def export(directory: Path) -> list[Path]:
     for event_type in sorted(EVENT_TYPES):
         schema = event_schema(event_type)
         path = directory / f"{event_type}.v{schema['properties']['schema_version']['const']}.json"
-        path.write_bytes(orjson.dumps(schema, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n")
+        path.write_bytes(
+            orjson.dumps(schema, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n"
+        )
         index[event_type] = path.name
         written.append(path)
     idx = directory / "index.json"

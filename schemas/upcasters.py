@@ -39,7 +39,9 @@ def _turn_v1_to_v2(payload: Payload) -> Payload:
     if "speaker" not in out:
         meta = out.get("metadata")
         speaker = meta.get("speaker") if isinstance(meta, dict) else None
-        out["speaker"] = speaker if isinstance(speaker, str) and speaker else out.get("role", "unknown")
+        out["speaker"] = (
+            speaker if isinstance(speaker, str) and speaker else out.get("role", "unknown")
+        )
     return out
 
 
@@ -48,7 +50,8 @@ def upcast(event_type: str, version: int, current: int, payload: Payload) -> Pay
         step = UPCASTERS.get((event_type, version))
         if step is None:
             raise EventValidationError(
-                "no_upcaster", f"{event_type} v{version} cannot be read: no upcaster to v{version + 1}"
+                "no_upcaster",
+                f"{event_type} v{version} cannot be read: no upcaster to v{version + 1}",
             )
         payload = step(payload)
         version += 1

@@ -50,7 +50,18 @@ def dead_letter_from(
         reason, message, path = error.code, error.message, error.path
     else:  # a bug or an unexpected payload in an agent: still never dropped
         reason, message, path = "agent_error", f"{type(error).__name__}: {error}"[:2000], ""
-    return DeadLetter(reason, message, path, source_topic, partition, offset, agent, failed_at, original, original_key)
+    return DeadLetter(
+        reason,
+        message,
+        path,
+        source_topic,
+        partition,
+        offset,
+        agent,
+        failed_at,
+        original,
+        original_key,
+    )
 
 
 def encode_dead_letter(dl: DeadLetter) -> tuple[bytes, list[tuple[str, bytes]]]:
@@ -65,7 +76,9 @@ def encode_dead_letter(dl: DeadLetter) -> tuple[bytes, list[tuple[str, bytes]]]:
             "agent": dl.agent,
             "failed_at": dl.failed_at,
             "original_b64": base64.b64encode(dl.original).decode(),
-            "original_key_b64": None if dl.original_key is None else base64.b64encode(dl.original_key).decode(),
+            "original_key_b64": None
+            if dl.original_key is None
+            else base64.b64encode(dl.original_key).decode(),
         }
     )
     headers = [

@@ -36,7 +36,11 @@ async def send_dead_letter(dlq: Any, message: Any, error: Exception, agent: str)
 
 
 async def decoded(
-    stream: Any, dlq: Any, agent: str, limits: Limits, stats: IntakeStats | None = None,
+    stream: Any,
+    dlq: Any,
+    agent: str,
+    limits: Limits,
+    stats: IntakeStats | None = None,
     expected_types: frozenset[str] | None = None,
 ) -> AsyncIterator[tuple[Any, Envelope[Any]]]:
     """Yield (faust event, envelope) for valid records; route the rest to the DLQ."""

@@ -36,7 +36,9 @@ def read_status(datadir: str | Path) -> dict[str, Any] | None:
         return None
 
 
-def wait_until_ready(datadir: str | Path, timeout: float = 60.0, after: float = 0.0) -> dict[str, Any]:
+def wait_until_ready(
+    datadir: str | Path, timeout: float = 60.0, after: float = 0.0
+) -> dict[str, Any]:
     """Block until the worker finished a rebalance (after ``after``, a time.time() value)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from pathlib import Path
+from typing import Any
 
 from faust.worker import Worker
 
@@ -28,19 +30,23 @@ def run_worker(
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     # Topics exist before any consumer joins, with the registry's partitions and retention.
-    loop.run_until_complete(ensure_topics(settings.bootstrap(), settings.topic_prefix, settings.partitions))
+    loop.run_until_complete(
+        ensure_topics(settings.bootstrap(), settings.topic_prefix, settings.partitions)
+    )
     app, _topics = create_app(settings, web_port=web_port, datadir=datadir)
-    datadir = app.conf.datadir
+    status_dir = Path(app.conf.datadir)
 
-    @app.on_partitions_assigned.connect  # type: ignore[untyped-decorator]
-    async def _assigned(sender: object, assigned: set[object], **_kw: object) -> None:
-        parts = sorted(f"{tp.topic}:{tp.partition}" for tp in assigned)  # type: ignore[attr-defined]
-        write_status(datadir, assigned=parts)
+    async def _assigned(sender: Any, assigned: set[Any], **_kw: Any) -> None:
+        write_status(status_dir, assigned=sorted(f"{tp.topic}:{tp.partition}" for tp in assigned))
 
-    @app.on_rebalance_complete.connect  # type: ignore[untyped-decorator]
-    async def _complete(sender: object, **_kw: object) -> None:
-        write_status(datadir, rebalance_complete_at=time.time())
+    async def _complete(sender: Any, **_kw: Any) -> None:
+        write_status(status_dir, rebalance_complete_at=time.time())
+
+    app.on_partitions_assigned.connect(_assigned)  # type: ignore[arg-type]
+    app.on_rebalance_complete.connect(_complete)  # type: ignore[arg-type]
 
     logging.getLogger("aiokafka").setLevel(logging.WARNING)
-    worker = Worker(app, loop=loop, loglevel=loglevel, quiet=True, redirect_stdouts=False, override_logging=True)
+    worker = Worker(
+        app, loop=loop, loglevel=loglevel, quiet=True, redirect_stdouts=False, override_logging=True
+    )
     worker.execute_from_commandline()

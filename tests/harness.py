@@ -41,7 +41,16 @@ class WorkerProcess:
         started = time.time()
         with self.log.open("ab") as out:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "consumers.cli", "worker", "--datadir", str(self.datadir), "--loglevel", "info"],
+                [
+                    sys.executable,
+                    "-m",
+                    "consumers.cli",
+                    "worker",
+                    "--datadir",
+                    str(self.datadir),
+                    "--loglevel",
+                    "info",
+                ],
                 env=settings_env(self.settings),
                 stdout=out,
                 stderr=subprocess.STDOUT,
@@ -51,7 +60,9 @@ class WorkerProcess:
             wait_until_ready(self.datadir, timeout, after=started)
         except TimeoutError:
             self.stop()
-            raise AssertionError(f"worker did not start; log:\n{self.log.read_text()[-4000:]}") from None
+            raise AssertionError(
+                f"worker did not start; log:\n{self.log.read_text()[-4000:]}"
+            ) from None
         return self
 
     def kill(self) -> None:

@@ -18,15 +18,24 @@ ids = st.from_regex(ID, fullmatch=True)
 namespaces = st.from_regex(NAMESPACE_RE, fullmatch=True)
 # text without C0 control characters (the decoder rejects those) and without lone surrogates
 clean_text = st.text(
-    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters=[chr(c) for c in range(32) if c not in (9, 10, 13)] + ["\x7f"]),
+    alphabet=st.characters(
+        blacklist_categories=("Cs",),
+        blacklist_characters=[chr(c) for c in range(32) if c not in (9, 10, 13)] + ["\x7f"],
+    ),
     max_size=200,
 )
 datetimes = st.datetimes(
     min_value=datetime(1970, 1, 2), max_value=datetime(2200, 1, 1), timezones=st.just(UTC)
 )
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.floats(allow_nan=False, allow_infinity=False) | clean_text,
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(clean_text, children, max_size=4),
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**53), 2**53)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | clean_text,
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(clean_text, children, max_size=4)
+    ),
     max_leaves=12,
 )
 
@@ -42,11 +51,15 @@ def _for_type(tp: Any, meta: typing.Mapping[str, Any]) -> st.SearchStrategy[Any]
     if tp is str:
         if "pattern" in meta:
             return st.from_regex(meta["pattern"], fullmatch=True)
-        return clean_text.filter(lambda s: meta.get("min_len", 0) <= len(s) <= meta.get("max_len", 10**9))
+        return clean_text.filter(
+            lambda s: meta.get("min_len", 0) <= len(s) <= meta.get("max_len", 10**9)
+        )
     if tp is int:
         return st.integers(int(meta.get("ge", -(2**31))), int(meta.get("le", 2**31)))
     if tp is float:
-        return st.floats(meta.get("ge", -1e9), meta.get("le", 1e9), allow_nan=False, allow_infinity=False)
+        return st.floats(
+            meta.get("ge", -1e9), meta.get("le", 1e9), allow_nan=False, allow_infinity=False
+        )
     if tp is bool:
         return st.booleans()
     if tp is datetime:

@@ -31,7 +31,9 @@ def topic(s: Settings, role: str) -> str:
 
 
 async def records_for(s: Settings, role: str, namespace: str) -> list[Any]:
-    return [r async for r in read_topic(s.bootstrap(), topic(s, role)) if r.key == namespace.encode()]
+    return [
+        r async for r in read_topic(s.bootstrap(), topic(s, role)) if r.key == namespace.encode()
+    ]
 
 
 async def wait_for(fn: Any, predicate: Any, timeout: float = 30.0) -> Any:
@@ -46,9 +48,22 @@ async def wait_for(fn: Any, predicate: Any, timeout: float = 30.0) -> Any:
 async def test_sdk_round_trip_every_input_type(settings: Settings, namespace: str) -> None:
     async with AsyncProducer(settings) as p:
         ids = [
-            await p.turn(namespace=namespace, session_id="s1", turn_id="t1", role="user", speaker="Ann",
-                         text="I moved to Boston.", occurred_at=T0, metadata={"app": "chat"}),
-            await p.access(namespace=namespace, query_id="q1", memories=[("m1", 0.9), ("m2", 0.5)], query="where?"),
+            await p.turn(
+                namespace=namespace,
+                session_id="s1",
+                turn_id="t1",
+                role="user",
+                speaker="Ann",
+                text="I moved to Boston.",
+                occurred_at=T0,
+                metadata={"app": "chat"},
+            ),
+            await p.access(
+                namespace=namespace,
+                query_id="q1",
+                memories=[("m1", 0.9), ("m2", 0.5)],
+                query="where?",
+            ),
             await p.feedback(namespace=namespace, query_id="q1", outcome="positive"),
             await p.workflow(namespace=namespace, workflow="recall", outcome="success"),
         ]
@@ -60,17 +75,31 @@ async def test_sdk_round_trip_every_input_type(settings: Settings, namespace: st
             assert dict(r.headers)["memstream-type"] == env.type.encode()
     assert set(ids) <= set(seen)
     turn = seen[ids[0]]
-    assert turn.payload == ConversationTurn(turn_id="t1", role="user", speaker="Ann", text="I moved to Boston.",
-                                            metadata={"app": "chat"})
+    assert turn.payload == ConversationTurn(
+        turn_id="t1",
+        role="user",
+        speaker="Ann",
+        text="I moved to Boston.",
+        metadata={"app": "chat"},
+    )
     assert turn.occurred_at == T0 and turn.namespace == namespace and turn.session_id == "s1"
     assert seen[ids[1]].payload.top_score == 0.9
 
 
-async def test_one_tenant_stays_on_one_partition_in_order(settings: Settings, namespace: str) -> None:
+async def test_one_tenant_stays_on_one_partition_in_order(
+    settings: Settings, namespace: str
+) -> None:
     async with AsyncProducer(settings) as p:
         sent = [
-            await p.turn(namespace=namespace, session_id="s", turn_id=f"t{i}", role="user", speaker="u",
-                         text=f"turn number {i}", occurred_at=T0)
+            await p.turn(
+                namespace=namespace,
+                session_id="s",
+                turn_id=f"t{i}",
+                role="user",
+                speaker="u",
+                text=f"turn number {i}",
+                occurred_at=T0,
+            )
             for i in range(20)
         ]
     records = await records_for(settings, "turns", namespace)
@@ -80,20 +109,49 @@ async def test_one_tenant_stays_on_one_partition_in_order(settings: Settings, na
 
 def test_sync_producer(settings: Settings, namespace: str) -> None:
     with Producer(settings) as p:
-        event_id = p.turn(namespace=namespace, session_id="s", turn_id="t1", role="user", speaker="u", text="hello there")
+        event_id = p.turn(
+            namespace=namespace,
+            session_id="s",
+            turn_id="t1",
+            role="user",
+            speaker="u",
+            text="hello there",
+        )
         with pytest.raises(EventValidationError, match="role"):
-            p.turn(namespace=namespace, session_id="s", turn_id="t2", role="robot", speaker="u", text="x")
+            p.turn(
+                namespace=namespace,
+                session_id="s",
+                turn_id="t2",
+                role="robot",
+                speaker="u",
+                text="x",
+            )
     records = asyncio.run(records_for(settings, "turns", namespace))
     assert [decode(r.value).event_id for r in records] == [event_id]
 
 
-async def test_sdk_rejects_invalid_input_before_publishing(settings: Settings, namespace: str) -> None:
+async def test_sdk_rejects_invalid_input_before_publishing(
+    settings: Settings, namespace: str
+) -> None:
     async with AsyncProducer(settings) as p:
         with pytest.raises(EventValidationError, match="namespace"):
-            await p.turn(namespace="bad namespace!", session_id="s", turn_id="t", role="user", speaker="u", text="x")
+            await p.turn(
+                namespace="bad namespace!",
+                session_id="s",
+                turn_id="t",
+                role="user",
+                speaker="u",
+                text="x",
+            )
         with pytest.raises(EventValidationError, match="text_too_long"):
-            await p.turn(namespace=namespace, session_id="s", turn_id="t", role="user", speaker="u",
-                         text="x" * (settings.max_text_chars + 1))
+            await p.turn(
+                namespace=namespace,
+                session_id="s",
+                turn_id="t",
+                role="user",
+                speaker="u",
+                text="x" * (settings.max_text_chars + 1),
+            )
         with pytest.raises(EventValidationError, match="missing_outcome"):
             await p.feedback(namespace=namespace, memory_ids=["m1"])
         with pytest.raises(EventValidationError, match="reward"):
@@ -105,7 +163,9 @@ async def test_unreachable_broker_is_a_clear_error() -> None:
     from infra.broker import free_port
 
     with pytest.raises(PublishError, match="cannot reach Kafka"):
-        await AsyncProducer(Settings(kafka_bootstrap=f"127.0.0.1:{free_port()}"), request_timeout_ms=2000).start()
+        await AsyncProducer(
+            Settings(kafka_bootstrap=f"127.0.0.1:{free_port()}"), request_timeout_ms=2000
+        ).start()
 
 
 def _raw_event(namespace: str, **overrides: Any) -> dict[str, Any]:
@@ -132,24 +192,36 @@ async def test_invalid_events_land_in_the_dlq_with_reasons(
         "unknown_type": orjson.dumps(_raw_event(namespace, type="Teleport")),
         "missing_field": orjson.dumps({k: v for k, v in good.items() if k != "occurred_at"}),
         "text_too_long": orjson.dumps(
-            _raw_event(namespace, payload={**good["payload"], "text": "y" * (settings.max_text_chars + 1)})
+            _raw_event(
+                namespace, payload={**good["payload"], "text": "y" * (settings.max_text_chars + 1)}
+            )
         ),
         "unsupported_version": orjson.dumps(_raw_event(namespace, schema_version=99)),
         "wrong_topic": orjson.dumps(
-            _raw_event(namespace, type="WorkflowObserved", schema_version=1,
-                       payload={"workflow": "w", "outcome": "success"})
+            _raw_event(
+                namespace,
+                type="WorkflowObserved",
+                schema_version=1,
+                payload={"workflow": "w", "outcome": "success"},
+            )
         ),
-        "control_characters": orjson.dumps(_raw_event(namespace, payload={**good["payload"], "text": "a\x00b"})),
+        "control_characters": orjson.dumps(
+            _raw_event(namespace, payload={**good["payload"], "text": "a\x00b"})
+        ),
     }
     producer = AIOKafkaProducer(bootstrap_servers=settings.bootstrap(), acks="all")
     await producer.start()
     try:
         for raw in bad.values():
             await producer.send_and_wait(topic(settings, "turns"), raw, key=namespace.encode())
-        await producer.send_and_wait(topic(settings, "turns"), orjson.dumps(good), key=namespace.encode())
+        await producer.send_and_wait(
+            topic(settings, "turns"), orjson.dumps(good), key=namespace.encode()
+        )
     finally:
         await producer.stop()
-    letters = await wait_for(lambda: records_for(settings, "dlq", namespace), lambda rs: len(rs) >= len(bad))
+    letters = await wait_for(
+        lambda: records_for(settings, "dlq", namespace), lambda rs: len(rs) >= len(bad)
+    )
     decoded = [decode_dead_letter(r.value) for r in letters]
     assert sorted(d.reason for d in decoded) == sorted(bad)
     for d in decoded:
@@ -166,8 +238,16 @@ async def test_v1_turns_are_upcast_not_dead_lettered(
     settings: Settings, worker: WorkerProcess, namespace: str
 ) -> None:
     v1 = orjson.dumps(
-        _raw_event(namespace, schema_version=1,
-                   payload={"turn_id": "t1", "role": "user", "content": "old format", "metadata": {"speaker": "Bo"}})
+        _raw_event(
+            namespace,
+            schema_version=1,
+            payload={
+                "turn_id": "t1",
+                "role": "user",
+                "content": "old format",
+                "metadata": {"speaker": "Bo"},
+            },
+        )
     )
     v0 = orjson.dumps(_raw_event(namespace, schema_version=0))
     producer = AIOKafkaProducer(bootstrap_servers=settings.bootstrap(), acks="all")
@@ -180,10 +260,15 @@ async def test_v1_turns_are_upcast_not_dead_lettered(
     record = (await records_for(settings, "turns", namespace))[0]
     env = decode(record.value)
     assert env.schema_version == 2
-    assert env.payload == ConversationTurn(turn_id="t1", role="user", speaker="Bo", text="old format",
-                                           metadata={"speaker": "Bo"})
-    letters = await wait_for(lambda: records_for(settings, "dlq", namespace), lambda rs: len(rs) >= 1)
-    assert [decode_dead_letter(r.value).reason for r in letters] == ["wrong_type"]  # version 0 is not a version
+    assert env.payload == ConversationTurn(
+        turn_id="t1", role="user", speaker="Bo", text="old format", metadata={"speaker": "Bo"}
+    )
+    letters = await wait_for(
+        lambda: records_for(settings, "dlq", namespace), lambda rs: len(rs) >= 1
+    )
+    assert [decode_dead_letter(r.value).reason for r in letters] == [
+        "wrong_type"
+    ]  # version 0 is not a version
 
 
 async def test_topics_create_is_idempotent(settings: Settings) -> None:
@@ -191,7 +276,9 @@ async def test_topics_create_is_idempotent(settings: Settings) -> None:
     again = await ensure_topics(settings.bootstrap(), settings.topic_prefix, settings.partitions)
     assert not any(s.created for s in again)
     assert [(s.name, s.partitions) for s in first] == [(s.name, s.partitions) for s in again]
-    assert all(s.partitions == (1 if s.name.endswith(".dlq") else settings.partitions) for s in again)
+    assert all(
+        s.partitions == (1 if s.name.endswith(".dlq") else settings.partitions) for s in again
+    )
 
 
 def test_cli_ingest_reports_bad_lines_and_publishes_the_rest(
@@ -199,10 +286,19 @@ def test_cli_ingest_reports_bad_lines_and_publishes_the_rest(
 ) -> None:
     lines = []
     for i in range(50):
-        lines.append(orjson.dumps({
-            "namespace": namespace, "session_id": "s1", "turn_id": f"t{i}", "role": "user", "speaker": "Ann",
-            "text": f"fact number {i}", "occurred_at": "2024-05-01T09:00:00",
-        }).decode())
+        lines.append(
+            orjson.dumps(
+                {
+                    "namespace": namespace,
+                    "session_id": "s1",
+                    "turn_id": f"t{i}",
+                    "role": "user",
+                    "speaker": "Ann",
+                    "text": f"fact number {i}",
+                    "occurred_at": "2024-05-01T09:00:00",
+                }
+            ).decode()
+        )
     lines[10] = '{"namespace": "broken'
     lines[20] = orjson.dumps({"namespace": namespace, "text": "no ids"}).decode()
     lines[30] = lines[30].replace('"user"', '"robot"')
@@ -210,7 +306,11 @@ def test_cli_ingest_reports_bad_lines_and_publishes_the_rest(
     path.write_text("\n".join(lines) + "\n")
     result = subprocess.run(
         [sys.executable, "-m", "consumers.cli", "ingest", str(path), "--progress", "off"],
-        env=settings_env(settings), cwd=ROOT, capture_output=True, text=True, timeout=60,
+        env=settings_env(settings),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert result.returncode == 1, result.stderr
     assert "line 11: bad_json" in result.stderr

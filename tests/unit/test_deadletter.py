@@ -12,8 +12,14 @@ from streams.deadletter import dead_letter_from, decode_dead_letter, encode_dead
 @given(st.binary(max_size=200), st.none() | st.binary(max_size=20))
 def test_dead_letters_keep_the_original_bytes(original: bytes, key: bytes | None) -> None:
     dl = dead_letter_from(
-        EventValidationError("bad_json", "nope", "x"), original=original, original_key=key,
-        source_topic="t", partition=1, offset=7, agent="a", failed_at=datetime(2024, 1, 1, tzinfo=UTC),
+        EventValidationError("bad_json", "nope", "x"),
+        original=original,
+        original_key=key,
+        source_topic="t",
+        partition=1,
+        offset=7,
+        agent="a",
+        failed_at=datetime(2024, 1, 1, tzinfo=UTC),
     )
     value, headers = encode_dead_letter(dl)
     assert decode_dead_letter(value) == dl
@@ -21,6 +27,14 @@ def test_dead_letters_keep_the_original_bytes(original: bytes, key: bytes | None
 
 
 def test_unexpected_errors_are_agent_errors() -> None:
-    dl = dead_letter_from(KeyError("boom"), original=b"x", original_key=None, source_topic="t", partition=0,
-                          offset=0, agent="a", failed_at=datetime(2024, 1, 1, tzinfo=UTC))
+    dl = dead_letter_from(
+        KeyError("boom"),
+        original=b"x",
+        original_key=None,
+        source_topic="t",
+        partition=0,
+        offset=0,
+        agent="a",
+        failed_at=datetime(2024, 1, 1, tzinfo=UTC),
+    )
     assert dl.reason == "agent_error" and "KeyError" in dl.message

@@ -5,7 +5,15 @@ from datetime import UTC, datetime
 import orjson
 import pytest
 
-from schemas import ConversationTurn, EventValidationError, Feedback, Limits, decode, encode, make_event
+from schemas import (
+    ConversationTurn,
+    EventValidationError,
+    Feedback,
+    Limits,
+    decode,
+    encode,
+    make_event,
+)
 from schemas.ids import derived_id, id_time, new_event_id
 from schemas.upcasters import upcast
 
