@@ -1,0 +1,512 @@
+"""The rule extractor: person rewriting, categories, dates, slots, filler and sources."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta, timezone
+
+import pytest
+
+from core.facts import Fact, TurnView
+from core.rule_extractor import (
+    detect_slot,
+    extract_rules,
+    find_entities,
+    resolve_dates,
+    split_claims,
+    split_sentences,
+    third_person_verb,
+    to_third_person,
+)
+
+MONDAY = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)  # Monday 8 May 2023
+
+
+def turn(
+    text: str,
+    speaker: str = "user",
+    role: str = "user",
+    turn_id: str = "t1",
+    at: datetime = MONDAY,
+) -> TurnView:
+    return TurnView(turn_id=turn_id, role=role, speaker=speaker, text=text, occurred_at=at)  # type: ignore[arg-type]
+
+
+def facts(
+    text: str, speaker: str = "user", role: str = "user", at: datetime = MONDAY
+) -> list[Fact]:
+    return extract_rules([turn(text, speaker, role, at=at)])
+
+
+def texts(text: str, speaker: str = "user", role: str = "user", at: datetime = MONDAY) -> list[str]:
+    return [f.text for f in facts(text, speaker, role, at)]
+
+
+def only(text: str, speaker: str = "user", role: str = "user", at: datetime = MONDAY) -> Fact:
+    found = facts(text, speaker, role, at)
+    assert len(found) == 1, [f.text for f in found]
+    return found[0]
+
+
+# --- person rewriting --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("speaker", "said", "expected"),
+    [
+        ("Caroline", "I moved to Boston.", "Caroline moved to Boston"),
+        ("user", "I prefer dark roast coffee.", "User prefers dark roast coffee"),
+        ("user", "I am a nurse.", "User is a nurse"),
+        ("user", "I'm a nurse.", "User is a nurse"),
+        ("user", "I have a golden retriever.", "User has a golden retriever"),
+        ("user", "I've been vegan since 2019.", "User has been vegan since 2019"),
+        ("user", "My favorite color is blue.", "User's favorite color is blue"),
+        ("user", "I really love hiking in the Alps.", "User really loves hiking in the Alps"),
+        ("user", "I study Spanish on weekends.", "User studies Spanish on weekends"),
+        ("user", "I watch anime with my brother.", "User watches anime with User's brother"),
+        ("user", "I go climbing every Thursday.", "User goes climbing every Thursday"),
+        ("user", "I don't drink coffee.", "User does not drink coffee"),
+        ("user", "I can't stand cilantro.", "User cannot stand cilantro"),
+        ("user", "I'll send the slides to Priya.", "User will send the slides to Priya"),
+        ("user", "I'd love to visit Kyoto.", "User would love to visit Kyoto"),
+        ("user", "I need a new laptop for work.", "User needs a new laptop for work"),
+        ("user", "I no longer work at Acme.", "User no longer works at Acme"),
+        ("user", "I taught myself Python.", "User taught themself Python"),
+        ("Mel", "My sister and I are close.", "Mel's sister and Mel are close"),
+        ("Mel", "We adopted a cat named Oscar.", "Mel and others adopted a cat named Oscar"),
+        ("caroline", "I paint landscapes.", "Caroline paints landscapes"),
+    ],
+)
+def test_first_person_becomes_third_person(speaker: str, said: str, expected: str) -> None:
+    assert texts(said, speaker) == [expected]
+
+
+def test_to_third_person_leaves_abbreviations_and_names_alone() -> None:
+    assert to_third_person("I use i.e. often", "User") == "User uses i.e. often"
+    # a name that looks like a pronoun is not rewritten again
+    assert to_third_person("I love my dog", "Me") == "Me loves Me's dog"
+
+
+@pytest.mark.parametrize(
+    ("verb", "expected"),
+    [
+        ("love", "loves"),
+        ("watch", "watches"),
+        ("study", "studies"),
+        ("play", "plays"),
+        ("go", "goes"),
+        ("have", "has"),
+        ("moved", "moved"),
+        ("went", "went"),
+        ("need", "needs"),
+        ("can", "can"),
+    ],
+)
+def test_third_person_verb(verb: str, expected: str) -> None:
+    assert third_person_verb(verb) == expected
+
+
+def test_speaker_name_is_an_entity_and_subject() -> None:
+    fact = only("I moved to Boston.", "Caroline")
+    assert fact.entities[:2] == ("Caroline", "Boston")
+    assert (fact.subject, fact.slot) == ("caroline", "location")
+
+
+# --- sentences, claims and filler ---------------------------------------------------
+
+
+def test_split_sentences_respects_abbreviations_and_decimals() -> None:
+    text = "Dr. Smith moved to the U.S. in May. We use Python 3.11 now! Is that ok?\nNew line here"
+    assert split_sentences(text) == [
+        "Dr. Smith moved to the U.S. in May.",
+        "We use Python 3.11 now!",
+        "Is that ok?",
+        "New line here",
+    ]
+
+
+def test_split_claims_only_splits_independent_clauses() -> None:
+    assert split_claims("I love cats and I hate dogs") == ["I love cats", "I hate dogs"]
+    assert split_claims("My sister and I went to Japan") == ["My sister and I went to Japan"]
+    assert split_claims("I like Python, but Rust is faster") == ["I like Python", "Rust is faster"]
+
+
+def test_conjoined_claims_become_separate_facts() -> None:
+    found = facts("I'm a software engineer at Google and I love hiking.")
+    assert [f.text for f in found] == ["User is a software engineer at Google", "User loves hiking"]
+    assert [f.category for f in found] == ["fact", "preference"]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Hi!",
+        "Hey there, how are you?",
+        "Thanks so much!",
+        "ok",
+        "Okay, sounds good.",
+        "Thank you, Caroline!",
+        "That's amazing!",
+        "Wow, Mel, that's great!",
+        "I'm fine, thanks. How are you?",
+        "I agree.",
+        "I see.",
+        "I'm so proud of you!",
+        "What's the weather like?",
+        "Can you help me with this?",
+        "Write a poem about cats.",
+        "I really enjoy it!",
+        "lol :)",
+        "",
+        "   \n\n ",
+    ],
+)
+def test_filler_yields_nothing(said: str) -> None:
+    assert texts(said, "Caroline") == []
+
+
+def test_filler_around_content_is_dropped() -> None:
+    said = "Hey Mel! Good to see you! I went to a support group yesterday. Thanks for asking!"
+    assert texts(said, "Caroline") == ["Caroline went to a support group on 7 May 2023"]
+
+
+def test_questions_keep_only_the_statement_inside() -> None:
+    assert texts("Can you recommend a restaurant since I moved to Denver last month?") == [
+        "User moved to Denver in April 2023"
+    ]
+    found = only("I'm flying to Paris next Tuesday, any tips?")
+    assert found.text == "User is flying to Paris on 9 May 2023"
+    assert found.confidence < 0.8
+
+
+def test_code_blocks_and_urls_are_ignored() -> None:
+    said = "I use Vim.\n```python\nI = 1  # I am code\n```\nSee https://example.com/I-am-a-url"
+    assert texts(said) == ["User uses Vim"]
+
+
+def test_long_pasted_text_is_not_a_claim() -> None:
+    assert texts("I think " + "very " * 120 + "long.") == []
+
+
+# --- categories -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("said", "category"),
+    [
+        ("I prefer dark roast coffee.", "preference"),
+        ("My favorite movie is Alien.", "preference"),
+        ("I hate waking up early.", "preference"),
+        ("Actually, I live in Portland, not Boston.", "correction"),
+        ("I don't eat meat anymore.", "correction"),
+        ("We decided to go with Postgres for the new service.", "decision"),
+        ("Let's use FastAPI for the backend.", "decision"),
+        ("I'll send the report by Friday.", "commitment"),
+        ("Remind me to call my mom tomorrow.", "commitment"),
+        ("I work at a hospital in Denver.", "fact"),
+        ("My wife is a teacher.", "relationship"),
+        ("I'm fluent in Japanese.", "skill"),
+        ("I've been learning the guitar.", "skill"),
+        ("I graduated from college in 2020.", "moment"),
+        ("I believe in giving everyone a second chance.", "principle"),
+        ("Always use type hints in Python code.", "principle"),
+        ("Atlas is our internal billing service.", "fact"),
+        ("My dog's name is Max.", "entity"),
+    ],
+)
+def test_categories_from_cue_words(said: str, category: str) -> None:
+    assert only(said).category == category
+
+
+def test_standing_instructions_are_kept_as_rules_for_the_assistant() -> None:
+    assert only("Always use type hints in Python code.").text == (
+        "User wants the assistant to always use type hints in Python code"
+    )
+    assert only("Please don't use emojis.").text == "User wants the assistant to not use emojis"
+    assert only("Use tabs, not spaces.").category == "preference"
+
+
+def test_corrections_are_confident_and_important() -> None:
+    fact = only("Actually, I live in Portland, not Boston.")
+    assert fact.text == "User lives in Portland, not Boston"
+    assert fact.confidence >= 0.85
+    assert fact.importance >= 0.8
+    assert (fact.subject, fact.slot) == ("user", "location")
+
+
+def test_hedged_statements_are_less_confident() -> None:
+    hedged = only("I think I'll switch to Rust.")
+    plain = only("I'll switch to Rust.")
+    assert hedged.text == plain.text == "User will switch to Rust"
+    assert hedged.confidence < plain.confidence
+
+
+# --- dates ------------------------------------------------------------------------------
+
+
+def day(y: int, m: int, d: int) -> datetime:
+    return datetime(y, m, d, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("said", "expected_text", "valid_from"),
+    [
+        ("I moved to Boston yesterday.", "User moved to Boston on 7 May 2023", day(2023, 5, 7)),
+        ("I started a new job today.", "User started a new job on 8 May 2023", day(2023, 5, 8)),
+        (
+            "I have a dentist appointment tomorrow.",
+            "User has a dentist appointment on 9 May 2023",
+            day(2023, 5, 9),
+        ),
+        ("I went hiking last Tuesday.", "User went hiking on 2 May 2023", day(2023, 5, 2)),
+        ("I went hiking last Monday.", "User went hiking on 1 May 2023", day(2023, 5, 1)),
+        ("I saw Hamilton on Saturday.", "User saw Hamilton on 6 May 2023", day(2023, 5, 6)),
+        (
+            "I'm flying to Rome on Friday.",
+            "User is flying to Rome on 12 May 2023",
+            day(2023, 5, 12),
+        ),
+        (
+            "I'll start the course next week.",
+            "User will start the course in the week after 8 May 2023",
+            day(2023, 5, 15),
+        ),
+        (
+            "I ran a marathon last week.",
+            "User ran a marathon in the week before 8 May 2023",
+            day(2023, 5, 1),
+        ),
+        (
+            "I went camping last weekend.",
+            "User went camping on the weekend of 6 May 2023",
+            day(2023, 5, 6),
+        ),
+        ("I adopted a cat last month.", "User adopted a cat in April 2023", day(2023, 4, 1)),
+        ("I visited Peru last year.", "User visited Peru in 2022", day(2022, 1, 1)),
+        ("I quit smoking 3 days ago.", "User quit smoking on 5 May 2023", day(2023, 5, 5)),
+        ("I moved here two years ago.", "User moved here in 2021", day(2021, 1, 1)),
+        (
+            "I'll be in Lisbon in 2 weeks.",
+            "User will be in Lisbon in the week of 22 May 2023",
+            day(2023, 5, 22),
+        ),
+        ("I graduated on May 5, 2020.", "User graduated on May 5, 2020", day(2020, 5, 5)),
+        (
+            "I got married on 14 February 2015.",
+            "User got married on 14 February 2015",
+            day(2015, 2, 14),
+        ),
+        ("My exam is on 2023-06-01.", "User's exam is on 2023-06-01", day(2023, 6, 1)),
+        ("I moved to Oslo in 2019.", "User moved to Oslo in 2019", day(2019, 1, 1)),
+        ("I visited Paris in June.", "User visited Paris in June", day(2022, 6, 1)),
+        ("I'll visit Paris in June.", "User will visit Paris in June", day(2023, 6, 1)),
+    ],
+)
+def test_relative_and_explicit_dates(said: str, expected_text: str, valid_from: datetime) -> None:
+    fact = only(said)
+    assert fact.text == expected_text
+    assert fact.valid_from == valid_from
+    assert fact.kind == "episode"
+
+
+def test_until_sets_valid_until_to_the_end_of_that_day() -> None:
+    fact = only("I'm in Paris until Friday.")
+    assert fact.text == "User is in Paris until 12 May 2023"
+    assert fact.valid_from is None
+    assert fact.valid_until == day(2023, 5, 13)
+
+
+def test_since_sets_valid_from() -> None:
+    fact = only("I've lived in Berlin since 2015.")
+    assert fact.valid_from == day(2015, 1, 1)
+    assert fact.kind == "episode"
+
+
+def test_durations_in_the_perfect_tense_set_valid_from() -> None:
+    assert only("I've been vegan for 3 years.").valid_from == day(2020, 1, 1)
+
+
+def test_recurring_weekdays_are_not_dates() -> None:
+    fact = only("I study Spanish every Tuesday.")
+    assert fact.text == "User studies Spanish every Tuesday"
+    assert fact.valid_from is None
+    assert fact.kind == "note"
+
+
+def test_dates_follow_the_event_time_and_its_zone() -> None:
+    tz = timezone(timedelta(hours=-5))
+    at = datetime(2024, 1, 1, 9, 0, tzinfo=tz)  # a Monday
+    fact = only("I moved to Boston yesterday.", at=at)
+    assert fact.text == "User moved to Boston on 31 December 2023"
+    assert fact.valid_from == datetime(2023, 12, 31, tzinfo=tz)
+
+
+def test_naive_event_times_give_naive_bounds() -> None:
+    fact = only("I moved to Boston yesterday.", at=datetime(2023, 5, 8, 12))
+    assert fact.valid_from == datetime(2023, 5, 7)
+
+
+def test_resolve_dates_never_overflows() -> None:
+    assert resolve_dates("I was born yesterday", datetime.min).valid_from is None
+    assert resolve_dates("See you next year", datetime.max).valid_from is None
+    assert resolve_dates("9999 years ago", MONDAY).text == "9999 years ago"
+
+
+def test_may_the_verb_is_not_a_month() -> None:
+    assert resolve_dates("I may visit in spring", MONDAY).valid_from is None
+
+
+# --- slots ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("said", "subject", "slot"),
+    [
+        ("My name is Alex.", "user", "name"),
+        ("Hi, I'm Sam.", "user", "name"),
+        ("Call me Al.", "user", "name"),
+        ("I live in Berlin.", "user", "location"),
+        ("I just moved to Denver.", "user", "location"),
+        ("I'm originally from Lagos.", "user", "origin"),
+        ("I work at Initech.", "user", "employer"),
+        ("I joined Stripe in March.", "user", "employer"),
+        ("I'm a data scientist.", "user", "job_title"),
+        ("I work as a nurse at the clinic.", "user", "job_title"),
+        ("I'm 32 years old.", "user", "age"),
+        ("I got engaged!", "user", "relationship_status"),
+        ("I'm vegetarian.", "user", "diet"),
+        ("My favorite color is blue.", "user", "favorite_color"),
+        ("Blue is my favorite color.", "user", "favorite_color"),
+        ("My favourite programming language is Rust.", "user", "favorite_programming_language"),
+        ("I prefer dark roast coffee.", "user", "preference:coffee"),
+        ("I prefer tabs over spaces.", "user", "preference:spaces|tabs"),
+        ("I prefer spaces to tabs.", "user", "preference:spaces|tabs"),
+        ("I use Neovim for editing.", "user", "tool:editing"),
+        ("We're on Python 3.11.", "user", "version:python"),
+        ("We upgraded to Postgres 16.", "user", "version:postgres"),
+        ("My sister lives in Paris.", "user's sister", "location"),
+        ("My dog's name is Max.", "user's dog", "name"),
+    ],
+)
+def test_subject_and_slot(said: str, subject: str, slot: str) -> None:
+    fact = only(said)
+    assert (fact.subject, fact.slot) == (subject, slot)
+
+
+def test_named_speakers_key_their_slots_by_name() -> None:
+    assert detect_slot("Caroline works at Google", "Caroline", "caroline") == (
+        "caroline",
+        "employer",
+    )
+    assert detect_slot("Melanie lives in Denver", "Caroline", "caroline") == ("melanie", "location")
+    assert detect_slot("She lives in Denver", "Caroline", "caroline") is None
+
+
+def test_contradicting_claims_share_a_slot() -> None:
+    old = only("I work at Acme.")
+    new = only("I work at Initech now.")
+    assert (old.subject, old.slot) == (new.subject, new.slot) == ("user", "employer")
+    assert old.text != new.text
+
+
+# --- entities ----------------------------------------------------------------------------
+
+
+def test_entities_capitalised_runs_and_tech_names() -> None:
+    assert find_entities("User moved to New York City with Bank of America") == (
+        "New York City",
+        "Bank of America",
+    )
+    assert find_entities("User deploys postgres and kafka on kubernetes") == (
+        "Postgres",
+        "Kafka",
+        "Kubernetes",
+    )
+    # ambiguous tech words count only when capitalised
+    assert find_entities("User will rust-proof the car and react calmly") == ()
+    assert find_entities("Painting is User's passion") == ()
+    assert find_entities("Melanie paints", known=("Melanie",)) == ("Melanie",)
+
+
+def test_months_and_weekdays_are_not_entities() -> None:
+    fact = only("I met Priya last Friday in May.")
+    assert "Priya" in fact.entities
+    assert not {"Friday", "May"} & set(fact.entities)
+
+
+# --- roles, sources, dedup ------------------------------------------------------------
+
+
+def test_assistant_restating_user_facts_counts_at_low_confidence() -> None:
+    found = facts(
+        "You mentioned that you live in Boston. You should try the Freedom Trail! Let me know if I can help.",
+        role="assistant",
+        speaker="assistant",
+    )
+    assert [f.text for f in found] == ["User lives in Boston"]
+    assert found[0].confidence <= 0.4
+    assert (found[0].subject, found[0].slot) == ("user", "location")
+
+
+def test_assistant_chit_chat_and_own_opinions_yield_nothing() -> None:
+    said = "I think that's a great idea! Here is a plan. Python is a great language. Would you like more?"
+    assert texts(said, "assistant", "assistant") == []
+
+
+def test_assistant_facts_use_the_latest_user_speakers_name() -> None:
+    turns = [
+        turn("Hi!", "Caroline", turn_id="u1"),
+        turn("Got it, your flight is on Friday.", "assistant", "assistant", turn_id="a1"),
+    ]
+    found = extract_rules(turns)
+    assert [(f.text, f.source_turn_ids) for f in found] == [
+        ("Caroline's flight is on 12 May 2023", ("a1",))
+    ]
+
+
+def test_system_and_tool_turns_contribute_nothing() -> None:
+    assert texts("I am a system prompt. I live in Boston.", "system", "system") == []
+    assert texts("I live in Boston.", "tool", "tool") == []
+
+
+def test_source_turn_ids_and_duplicates_merge() -> None:
+    turns = [
+        turn("I live in Berlin.", turn_id="a"),
+        turn("Hello!", turn_id="b"),
+        turn("I love jazz. I live in Berlin!", turn_id="c"),
+    ]
+    found = extract_rules(turns)
+    assert [(f.text, f.source_turn_ids) for f in found] == [
+        ("User lives in Berlin", ("a", "c")),
+        ("User loves jazz", ("c",)),
+    ]
+
+
+def test_multi_speaker_conversation() -> None:
+    turns = [
+        turn("Hey Mel! I went to a LGBTQ support group yesterday.", "Caroline", turn_id="s1:1"),
+        turn(
+            "Wow, Caroline, that's great! I painted a sunrise last week.", "Melanie", turn_id="s1:2"
+        ),
+        turn("That's so cool, Melanie!", "Caroline", turn_id="s1:3"),
+    ]
+    found = extract_rules(turns)
+    assert [(f.text, f.source_turn_ids) for f in found] == [
+        ("Caroline went to a LGBTQ support group on 7 May 2023", ("s1:1",)),
+        ("Melanie painted a sunrise in the week before 8 May 2023", ("s1:2",)),
+    ]
+
+
+def test_third_party_statements_need_something_concrete() -> None:
+    assert texts("The meeting was long.") == []
+    fact = only("Melanie lives in Denver.", "Caroline")
+    assert fact.confidence <= 0.6
+    assert (fact.subject, fact.slot) == ("melanie", "location")
+
+
+def test_importance_and_confidence_are_in_range_and_rounded() -> None:
+    for fact in facts(
+        "I really love sushi! I work at Google. I'll call Sam tomorrow. I never skip breakfast."
+    ):
+        assert 0.0 <= fact.confidence <= 1.0
+        assert 0.0 <= fact.importance <= 1.0
+        assert fact.source_turn_ids == ("t1",)
