@@ -1,0 +1,303 @@
+"""Dense text encoders behind one small protocol.
+
+Every embedder has a ``name``, a ``version`` and a ``dim``; together they name the
+retrieval collection, so changing the model (or its recipe) lands in a fresh collection
+rebuilt from the log instead of mixing incompatible vectors. ``embed`` returns a
+``(len(texts), dim)`` float32 array with L2-normalised rows.
+
+- ``HashingEmbedder`` (default): offline, no download, deterministic across processes.
+  Signed feature hashing of word unigrams, word bigrams and character trigrams. It
+  captures lexical and morphological overlap, not meaning; it keeps the pipeline honest
+  and testable without a model, and a real model swaps in by configuration.
+- ``OpenAIEmbedder``: the openai client's ``embeddings.create``.
+- ``SentenceTransformerEmbedder``: local models; ``sentence_transformers`` is imported
+  only when one is built and is not a dependency of the project.
+
+``embedder_from_env`` picks one from ``MEMSTREAM_EMBEDDER`` (hashing | openai |
+sentence-transformers), ``MEMSTREAM_EMBED_MODEL`` and ``MEMSTREAM_EMBED_DIM``. A present
+``OPENAI_API_KEY`` alone never switches the model: that would silently move every reader
+to another collection.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import itertools
+import os
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+import numpy as np
+from numpy.typing import NDArray
+
+from core.tokens import ENGLISH_STOPWORDS, STEMMING_TOKENIZER, light_stem
+
+if TYPE_CHECKING:
+    import openai
+
+Matrix = NDArray[np.float32]
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Text -> unit-length float32 vectors of a fixed dimension."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def version(self) -> str: ...
+
+    @property
+    def dim(self) -> int: ...
+
+    def embed(self, texts: Sequence[str]) -> Matrix: ...
+
+
+class EmbedderUnavailable(RuntimeError):
+    """The configured embedder cannot run here (missing package, key or model)."""
+
+
+def normalize_rows(matrix: NDArray[Any]) -> Matrix:
+    """float32 copy with unit-length rows; all-zero rows stay zero instead of turning NaN."""
+    out = np.asarray(matrix, dtype=np.float32).copy()
+    if out.ndim != 2:
+        raise ValueError(f"expected a 2-d array of embeddings, got shape {out.shape}")
+    norms = np.linalg.norm(out, axis=1, keepdims=True)
+    np.divide(out, norms, out=out, where=norms > 0)
+    return out
+
+
+# --- hashing --------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=1 << 18)
+def _feature_hash(feature: str) -> int:
+    # blake2b, not hash(): vectors written by one process are searched by another.
+    return int.from_bytes(
+        hashlib.blake2b(feature.encode(), digest_size=8, person=b"memstream-emb1").digest(), "big"
+    )
+
+
+class HashingEmbedder:
+    """Signed feature hashing into ``dim`` buckets (the "hashing trick").
+
+    Each feature adds +1 or -1 (the hash's top bit) to bucket ``hash % dim``; the sign
+    makes collisions cancel on average instead of piling up. The three feature groups are
+    normalised separately and then mixed with fixed weights, so long texts do not let
+    character trigrams drown the words. A text with no features at all maps to a fixed
+    sentinel direction, keeping every row unit-length.
+    """
+
+    name = "hashing"
+    version = "1"
+    _WEIGHTS = (1.0, 0.5, 0.7)  # unigrams, bigrams, character trigrams
+
+    def __init__(self, dim: int = 384) -> None:
+        if dim < 8:
+            raise ValueError("dim must be at least 8")
+        self._dim = dim
+
+    @property
+    def dim(self) -> int:
+        return self._dim
+
+    def features(self, text: str) -> tuple[list[str], list[str], list[str]]:
+        """The (unigram, bigram, char-trigram) features of ``text``, for inspection and tests."""
+        words = [w for w in STEMMING_TOKENIZER.words(text) if w not in ENGLISH_STOPWORDS]
+        stems = [light_stem(w) for w in words]
+        unigrams = ["u:" + s for s in stems]
+        bigrams = [f"b:{a} {b}" for a, b in itertools.pairwise(stems)]
+        trigrams: list[str] = []
+        for w in words:
+            padded = f"#{w}#"
+            trigrams.extend("c:" + padded[i : i + 3] for i in range(len(padded) - 2))
+        return unigrams, bigrams, trigrams
+
+    def _embed_one(self, text: str) -> NDArray[np.float64]:
+        dim = self._dim
+        groups = self.features(text)
+        rows: list[int] = []
+        cols: list[int] = []
+        signs: list[float] = []
+        for g, feats in enumerate(groups):
+            for f in feats:
+                h = _feature_hash(f)
+                rows.append(g)
+                cols.append(h % dim)
+                signs.append(1.0 if h >> 63 else -1.0)
+        if not rows:
+            empty = np.zeros(dim)
+            empty[_feature_hash("empty") % dim] = 1.0
+            return empty
+        flat = np.asarray(rows, dtype=np.intp) * dim + np.asarray(cols, dtype=np.intp)
+        mat = np.bincount(flat, weights=signs, minlength=3 * dim).reshape(3, dim)
+        norms = np.linalg.norm(mat, axis=1)
+        weights = np.divide(self._WEIGHTS, norms, out=np.zeros(3), where=norms > 0)
+        vec: NDArray[np.float64] = weights @ mat
+        if not vec.any():  # every feature cancelled out: vanishingly rare, but stay unit-length
+            vec[_feature_hash("cancelled") % dim] = 1.0
+        return vec
+
+    def embed(self, texts: Sequence[str]) -> Matrix:
+        if isinstance(texts, str):
+            raise TypeError("embed() takes a sequence of texts, not one string")
+        out = np.empty((len(texts), self._dim), dtype=np.float64)
+        for i, text in enumerate(texts):
+            out[i] = self._embed_one(text)
+        return normalize_rows(out)
+
+
+# --- OpenAI ---------------------------------------------------------------------------
+
+#: native output sizes; the text-embedding-3 models can also be shortened via ``dimensions``.
+OPENAI_DIMS: dict[str, int] = {
+    "text-embedding-3-small": 1536,
+    "text-embedding-3-large": 3072,
+    "text-embedding-ada-002": 1536,
+}
+
+
+class OpenAIEmbedder:
+    """Embeddings from the OpenAI API (or any server speaking its embeddings endpoint)."""
+
+    def __init__(
+        self,
+        model: str = "text-embedding-3-small",
+        *,
+        dim: int | None = None,
+        client: openai.OpenAI | None = None,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        batch_size: int = 256,
+        version: str = "1",
+    ) -> None:
+        native = OPENAI_DIMS.get(model)
+        if dim is None and native is None:
+            raise ValueError(f"unknown dimension for model {model!r}: pass dim=")
+        self._model = model
+        self._dim = dim if dim is not None else int(native)  # type: ignore[arg-type]
+        # Only the v3 models accept `dimensions`; sending it to others is an API error.
+        self._send_dimensions = dim is not None and model.startswith("text-embedding-3")
+        self._batch_size = max(1, min(batch_size, 2048))
+        self._version = version
+        if client is None:
+            try:
+                import openai
+            except ImportError as e:  # pragma: no cover - openai is a project dependency
+                raise EmbedderUnavailable("the openai package is not installed") from e
+            try:
+                client = openai.OpenAI(api_key=api_key, base_url=base_url)
+            except openai.OpenAIError as e:
+                raise EmbedderUnavailable(f"OpenAI client not configured: {e}") from e
+        self._client = client
+
+    @property
+    def name(self) -> str:
+        return f"openai-{self._model}"
+
+    @property
+    def version(self) -> str:
+        return self._version
+
+    @property
+    def dim(self) -> int:
+        return self._dim
+
+    def embed(self, texts: Sequence[str]) -> Matrix:
+        if isinstance(texts, str):
+            raise TypeError("embed() takes a sequence of texts, not one string")
+        out = np.empty((len(texts), self._dim), dtype=np.float32)
+        for start in range(0, len(texts), self._batch_size):
+            # The API rejects empty strings; a space embeds as "nothing" just as well.
+            batch = [t if t.strip() else " " for t in texts[start : start + self._batch_size]]
+            if self._send_dimensions:
+                response = self._client.embeddings.create(
+                    input=batch, model=self._model, dimensions=self._dim, encoding_format="float"
+                )
+            else:
+                response = self._client.embeddings.create(
+                    input=batch, model=self._model, encoding_format="float"
+                )
+            if len(response.data) != len(batch):
+                raise RuntimeError(f"asked for {len(batch)} embeddings, got {len(response.data)}")
+            for item in response.data:
+                if len(item.embedding) != self._dim:
+                    raise RuntimeError(
+                        f"{self._model} returned {len(item.embedding)} dims, expected {self._dim}"
+                    )
+                out[start + item.index] = item.embedding
+        return normalize_rows(out)
+
+
+# --- sentence-transformers ------------------------------------------------------------
+
+
+class SentenceTransformerEmbedder:
+    """A local sentence-transformers model; the package is imported only here."""
+
+    def __init__(
+        self,
+        model: str = "sentence-transformers/all-MiniLM-L6-v2",
+        *,
+        device: str | None = None,
+        version: str = "1",
+    ) -> None:
+        try:
+            module = importlib.import_module("sentence_transformers")
+        except ImportError as e:
+            raise EmbedderUnavailable(
+                "SentenceTransformerEmbedder needs the sentence-transformers package "
+                "(pip install sentence-transformers); use HashingEmbedder or OpenAIEmbedder "
+                "otherwise"
+            ) from e
+        self._model_name = model
+        self._model = module.SentenceTransformer(model, device=device)
+        dim = self._model.get_sentence_embedding_dimension()
+        if not dim:
+            raise EmbedderUnavailable(f"{model} does not report an embedding dimension")
+        self._dim = int(dim)
+        self._version = version
+
+    @property
+    def name(self) -> str:
+        return "st-" + self._model_name.rsplit("/", 1)[-1]
+
+    @property
+    def version(self) -> str:
+        return self._version
+
+    @property
+    def dim(self) -> int:
+        return self._dim
+
+    def embed(self, texts: Sequence[str]) -> Matrix:
+        if isinstance(texts, str):
+            raise TypeError("embed() takes a sequence of texts, not one string")
+        if not texts:
+            return np.empty((0, self._dim), dtype=np.float32)
+        vectors = self._model.encode(list(texts), convert_to_numpy=True, normalize_embeddings=True)
+        return normalize_rows(np.asarray(vectors))
+
+
+# --- configuration --------------------------------------------------------------------
+
+
+def embedder_from_env(env: Mapping[str, str] | None = None) -> Embedder:
+    """The embedder named by ``MEMSTREAM_EMBEDDER`` (default: the offline hashing one)."""
+    env = os.environ if env is None else env
+    kind = env.get("MEMSTREAM_EMBEDDER", "hashing").strip().lower()
+    model = env.get("MEMSTREAM_EMBED_MODEL") or None
+    dim_text = env.get("MEMSTREAM_EMBED_DIM") or None
+    dim = int(dim_text) if dim_text else None
+    if kind == "hashing":
+        return HashingEmbedder(dim or 384)
+    if kind == "openai":
+        return OpenAIEmbedder(model or "text-embedding-3-small", dim=dim)
+    if kind in ("sentence-transformers", "sentence_transformers", "st"):
+        return SentenceTransformerEmbedder(model or "sentence-transformers/all-MiniLM-L6-v2")
+    raise ValueError(
+        f"unknown MEMSTREAM_EMBEDDER {kind!r}: hashing, openai or sentence-transformers"
+    )

@@ -1,0 +1,42 @@
+"""Retrieval store: hybrid (dense + BM25 sparse) search over memory points in Qdrant.
+
+``RetrievalStore`` is the port (see ``port`` for the API and its reasons);
+``EdgeRetrievalStore`` is the embedded default, ``ServerRetrievalStore`` talks to a
+Qdrant server by URL.
+"""
+
+from projections.retrieval.edge import EdgeRetrievalStore
+from projections.retrieval.port import (
+    RRF_K,
+    STATUSES,
+    ChannelScore,
+    CollectionSpec,
+    Hit,
+    LogPosition,
+    MemoryPayload,
+    MemoryPoint,
+    RetrievalStore,
+    Scope,
+    Status,
+    fuse_rrf,
+    point_id,
+)
+from projections.retrieval.server import ServerRetrievalStore
+
+__all__ = [
+    "RRF_K",
+    "STATUSES",
+    "ChannelScore",
+    "CollectionSpec",
+    "EdgeRetrievalStore",
+    "Hit",
+    "LogPosition",
+    "MemoryPayload",
+    "MemoryPoint",
+    "RetrievalStore",
+    "Scope",
+    "ServerRetrievalStore",
+    "Status",
+    "fuse_rrf",
+    "point_id",
+]
