@@ -117,6 +117,10 @@ def split_sentences(text: str) -> list[str]:
 # left side already has one ("I love cats and I hate dogs", not "my sister and I went").
 _CLAUSE_SPLIT = re.compile(
     r"\s*;\s*|,?\s+(?:and|but|so|plus|and then|then|while|whereas)\s+(?=(?:I|i|[Ww]e)\b)|,\s*but\s+|,\s*and\s+(?=(?:[Mm]y|[Oo]ur)\b)"
+    # a trailing verdict ("..., it was amazing") is its own (usually contentless) claim
+    r"|,\s*(?=(?:[Ii]t|[Tt]hat|[Tt]his)(?:'s|\s+(?:is|was|has|had|felt|feels|looks|looked|sounds|sounded))\b)"
+    # "my email is X and my phone is Y": the right side is plainly a clause of its own
+    r"|(?P<free>,?\s+and\s+(?=(?:[Mm]y|[Oo]ur)(?:\s+[\w'-]+){1,3}\s+(?:is|are|was|were)\b))"
 )
 _HAS_SUBJECT = re.compile(r"\b(?:I|i|[Ww]e|[Hh]e|[Ss]he|[Tt]hey|[Ii]t|[Yy]ou)\b")
 
@@ -127,7 +131,7 @@ def split_claims(sentence: str) -> list[str]:
     start = 0
     for m in _CLAUSE_SPLIT.finditer(sentence):
         left = sentence[start : m.start()]
-        if m.group(0).strip() != ";" and not _HAS_SUBJECT.search(left):
+        if m.group(0).strip() != ";" and m.group("free") is None and not _HAS_SUBJECT.search(left):
             continue
         claims.append(left)
         start = m.end()
@@ -211,7 +215,7 @@ _FIRST_PERSON = re.compile(
 _SECOND_PERSON = re.compile(r"\b(?:you|your|yours|yourself|you're|you've|you'll|you'd)\b", re.I)
 
 _STANDING_ORDER = re.compile(
-    r"^(?:please\s+)?(?P<verb>always|never|don't|do not|avoid|stop|make sure(?: to)?|remember to|use|prefer|stick to|stick with)\b\s*(?P<rest>.*)$",
+    r"^(?:please\s+)?(?P<verb>always|never|don't|do not|avoid|stop|make sure(?: to)?|remember to|keep(?! up| going| it up)|use|prefer|stick to|stick with)\b\s*(?P<rest>.*)$",
     re.I,
 )
 _REMIND_ME = re.compile(
@@ -225,7 +229,7 @@ _IMPERATIVE = re.compile(
 )
 
 _ASSISTANT_LEAD_IN = re.compile(
-    r"^(?:(?:got it|noted|understood|sure|great|okay|ok|perfect|thanks for sharing|good to know|of course|absolutely|right)[,!.]?\s*)*"
+    r"^(?:(?:got it|noted|understood|sure|great|okay|ok|perfect|thanks for sharing|good to know|of course|absolutely|right)\s*[,!.:;—–-]?\s*)*"
     r"(?:(?:so\s+)?(?:you (?:mentioned|said|told me|noted|shared|indicated|explained)|as you (?:mentioned|said)|"
     r"i (?:remember|recall|understand|noted|note|have noted|'ve noted|see)|i've noted|it sounds like|since)(?: that)?,?\s+)?",
     re.I,
@@ -521,7 +525,7 @@ _NUMBERS = {
     "couple of": 2,
 }
 _NUM = r"(?P<n>\d{1,4}|a couple of|a couple|couple of|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
-_UNIT = r"(?P<unit>day|week|month|year)s?"
+_UNIT = r"(?P<unit>day|weekend|week|month|year)s?"
 _WD = r"(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _MON = r"(?P<mon>january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\.?"
 _PREP = r"(?:\b(?P<prep>on|in|by|until|till|through|since|before|after|from|during)\s+)?"
@@ -600,6 +604,10 @@ def _count(m: re.Match[str]) -> int:
 def _shift(d: date, unit: str, n: int) -> _Span:
     if unit == "day":
         return _day(d + timedelta(days=n))
+    if unit == "weekend":
+        # the n-th weekend back (or ahead) from the one nearest before (after) d
+        sat = _weekday_before(d, 5) if n < 0 else _weekday_after(d, 5)
+        return _weekend(sat + timedelta(weeks=n + 1 if n < 0 else n - 1))
     if unit == "week":
         when = d + timedelta(weeks=n)
         return _Span(when, when + timedelta(days=7), f"the week of {_fmt(when)}", "in")
@@ -667,6 +675,30 @@ _RELATIVE: tuple[tuple[re.Pattern[str], _Resolver], ...] = tuple(
         (
             r"\b(?:next|the following|the coming) week",
             lambda m, d, f: _week(_monday(d) + timedelta(days=7), f"the week after {_fmt(d)}"),
+        ),
+        (
+            r"\b(?:the )?end of (?:the |this )?month",
+            lambda m, d, f: _Span(
+                _month_start(d, 1) - timedelta(days=1),
+                _month_start(d, 1),
+                f"the end of {_MONTHS[d.month - 1]} {d.year}",
+                "at",
+            ),
+        ),
+        (
+            r"\b(?:the )?end of (?:the |this )?year",
+            lambda m, d, f: _Span(
+                date(d.year, 12, 31), date(d.year + 1, 1, 1), f"the end of {d.year}", "at"
+            ),
+        ),
+        (
+            r"\b(?:the )?end of (?:the |this )?week",
+            lambda m, d, f: _Span(
+                _monday(d) + timedelta(days=6),
+                _monday(d) + timedelta(days=7),
+                f"the end of the week of {_fmt(_monday(d))}",
+                "at",
+            ),
         ),
         (r"\b(?:last|the previous) month", lambda m, d, f: _month(d, -1)),
         (r"\bthis month", lambda m, d, f: _month(d, 0)),
@@ -818,9 +850,12 @@ def resolve_dates(text: str, occurred_at: datetime) -> Dated:
     def relative(resolver: _Resolver) -> Callable[[re.Match[str]], str]:
         def sub(m: re.Match[str]) -> str:
             prep = m.group("prep")
-            ahead = future or (prep or "").lower() in ("until", "till", "through", "by")
+            bound = (prep or "").lower() in ("until", "till", "through", "by")
+            ahead = future or bound
+            # "from Monday until Wednesday": the end is counted from the start
+            anchor = starts[-1] if bound and starts and starts[-1] > today else today
             try:
-                span = resolver(m, today, ahead)
+                span = resolver(m, anchor, ahead)
             except (ValueError, OverflowError, KeyError):
                 return m.group(0)
             note(span, prep)
@@ -1023,7 +1058,7 @@ def find_entities(text: str, known: Sequence[str] = ()) -> tuple[str, ...]:
             phrase = _unpossessed(" ".join(words))
             at_start = not text[: tokens[i].start()].strip() or text[
                 : tokens[i].start()
-            ].rstrip().endswith((".", "!", "?", ":"))
+            ].rstrip().endswith((".", "!", "?"))
             # a lone capitalised first word is usually just a sentence start ("Painting is ...")
             lone = len(words) == 1 and at_start and words[0] == tok
             distinctive = any(c.isupper() for c in phrase[1:]) or phrase.casefold() in known_fold
@@ -1233,6 +1268,9 @@ _EMOTICON_TAIL = re.compile(r"(?:\s*(?:[:;]-?[)(DPp/\\|]|<3)|\s+(?:xd|xo+))+\s*$
 _VOCATIVE_HEAD = re.compile(
     r"^(?:(?:hey|hi|hello|thanks|thank you|oh|so|well|ok|okay|wow|yes|yeah|no)[, ]+)?(?P<name>[A-Z][\w-]*)\s*,\s*"
 )
+_TRAILING_MARKERS = re.compile(
+    r"[,\s]+(?:btw|lol|haha|tbh|fyi|though|anyway|anyways|lmao|imo)[.!?]*$", re.I
+)
 _VOCATIVE_TAIL = re.compile(r",\s*(?P<name>[A-Z][\w-]*)\s*$")
 _GREETING = re.compile(r"^(?:hi|hello|hey|greetings)\b", re.I)
 _INTRO = re.compile(r"^(?:I'm|I am|i'm|i am) (?P<n>(?-i:[A-Z])[\w-]+(?: (?-i:[A-Z])[\w-]+)?)$")
@@ -1245,7 +1283,8 @@ _REWRITES: tuple[tuple[re.Pattern[str], str, Category | None], ...] = (
 
 def _strip_tail(text: str) -> str:
     text = _EMOTICON_TAIL.sub("", text)
-    return text.strip().rstrip(".!?…,;: ").strip().strip("\"'").strip()
+    text = text.strip().rstrip(".!?…,;: ").strip().strip("\"'").strip()
+    return _TRAILING_MARKERS.sub("", text)
 
 
 def _strip_vocatives(text: str, names: frozenset[str]) -> str:
@@ -1311,6 +1350,8 @@ def _user_claims(sentence: str, names: frozenset[str]) -> list[_Claim]:
     out: list[_Claim] = []
     for index, raw_claim in enumerate(raw_claims):
         raw = _strip_tail(raw_claim)
+        if raw.isupper() and sum(ch.isalpha() for ch in raw) > 3:
+            raw = raw.lower()  # shouting: case carries no names here, and "I'M" breaks the rules
         body = _body(raw, names)
         if not body or is_filler(body):
             continue
@@ -1356,6 +1397,8 @@ def _assistant_claims(sentence: str) -> list[_Claim]:
     return out
 
 
+_ABOUT_ASSISTANT = frozenset({"preference", "principle", "correction"})
+_RECURRING_SLOTS = frozenset({"birthday"})
 _PRONOUN_OBJECT = re.compile(r"\b(?:it|that|this|them|those|these|one)\s*$", re.I)
 _EMPHASIS = re.compile(
     r"\b(?:really|very|so much|important|never forget|must|always|never)\b", re.I
@@ -1392,13 +1435,19 @@ def _fact_of_claim(
     if len(claim.body) > _MAX_CLAIM_CHARS or not any(ch.isalnum() for ch in claim.body):
         return None
     first_person = person == "first" and bool(_FIRST_PERSON.search(claim.body))
-    if person == "first" and _SECOND_PERSON.search(claim.body):
-        return None  # "I'm so proud of you": about the addressee, or small talk
-    if first_person and not _has_content(claim.body):
+    body = claim.body
+    if person == "first" and _SECOND_PERSON.search(body):
+        # "you" is the assistant when an unnamed user talks to one; a rule about how it
+        # should behave is worth keeping ("I don't like it when you use bullet points").
+        # Otherwise it is the other person, or small talk ("I'm so proud of you").
+        if name != "User" or (claim.forced or classify(claim.text)) not in _ABOUT_ASSISTANT:
+            return None
+        body = to_third_person(body, "the assistant", "second")
+    if first_person and not _has_content(body):
         return None
-    if len(claim.body.split()) <= 5 and _PRONOUN_OBJECT.search(claim.body):
+    if len(body.split()) <= 5 and _PRONOUN_OBJECT.search(body):
         return None  # "I really enjoy it": the "it" lives in another turn
-    rewritten = to_third_person(claim.body, name, person)
+    rewritten = to_third_person(body, name, person)
     dated = resolve_dates(rewritten, turn.occurred_at)
     text = _capitalize(" ".join(dated.text.split()))
     if len(text.split()) < 3 or not any(ch.isalnum() for ch in text):
@@ -1418,23 +1467,32 @@ def _fact_of_claim(
         return None
     if category == "correction" and person == "first":
         confidence = max(confidence, _CONF_CORRECTION)
-    kind: Kind = "episode" if category == "moment" or dated.has_date else "note"
-    importance = _IMPORTANCE.get(category, 0.5) + (0.1 if slot else 0.0)
-    if _EMPHASIS.search(claim.text):
-        importance += 0.1
+    valid_from, valid_until = dated.valid_from, dated.valid_until
+    if slot is not None and slot[1] in _RECURRING_SLOTS:
+        # the date of a birthday is the slot's value, not a bound on when the fact holds
+        category, valid_from, valid_until = "fact", None, None
+    kind: Kind = "episode" if category == "moment" or valid_from or valid_until else "note"
     return Fact(
         category=category,
         text=text,
         confidence=round(confidence, 3),
         entities=entities,
-        valid_from=dated.valid_from,
-        valid_until=dated.valid_until,
+        valid_from=valid_from,
+        valid_until=valid_until,
         kind=kind,
         source_turn_ids=(turn.turn_id,),
         subject=slot[0] if slot else (speaker_key if first_person or person == "second" else None),
         slot=slot[1] if slot else None,
-        importance=round(min(importance, 1.0), 3),
+        importance=_importance(category, slot is not None, claim.text),
     )
+
+
+def _importance(category: Category, has_slot: bool, said: str) -> float:
+    """Category baseline, more for a known slot (it can be asked about) and emphasis."""
+    importance = _IMPORTANCE.get(category, 0.5) + (0.1 if has_slot else 0.0)
+    if _EMPHASIS.search(said):
+        importance += 0.1
+    return round(min(importance, 1.0), 3)
 
 
 def extract_rules(turns: Sequence[TurnView]) -> list[Fact]:

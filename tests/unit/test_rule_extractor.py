@@ -510,3 +510,72 @@ def test_importance_and_confidence_are_in_range_and_rounded() -> None:
         assert 0.0 <= fact.confidence <= 1.0
         assert 0.0 <= fact.importance <= 1.0
         assert fact.source_turn_ids == ("t1",)
+
+
+def test_weekends_ago_and_ends_of_periods() -> None:
+    assert only("We went camping two weekends ago.").valid_from == day(2023, 4, 29)
+    fact = only("My manager Dana wants the migration done by end of month.")
+    assert fact.text == "User's manager Dana wants the migration done by the end of May 2023"
+    assert (fact.valid_from, fact.valid_until) == (None, None)  # "by" is a deadline, not a bound
+
+
+def test_trailing_verdicts_and_markers_are_dropped() -> None:
+    assert texts("I got back from the parade last Saturday, it was amazing!", "Caroline") == [
+        "Caroline got back from the parade on 6 May 2023"
+    ]
+    assert texts("i live in seattle btw") == ["User lives in seattle"]
+
+
+def test_a_birthday_date_is_a_value_not_a_validity_bound() -> None:
+    fact = only("My birthday is March 3rd.")
+    assert (fact.category, fact.kind, fact.valid_from, fact.slot) == (
+        "fact",
+        "note",
+        None,
+        "birthday",
+    )
+
+
+def test_standing_order_to_keep_something() -> None:
+    assert (
+        only("Please keep answers short.").text == "User wants the assistant to keep answers short"
+    )
+    assert texts("Keep up the good work!") == []
+
+
+def test_possessive_clauses_split_and_list_names_are_entities() -> None:
+    assert texts("My email is alex@example.com and my phone number is 555-1234.") == [
+        "User's email is alex@example.com",
+        "User's phone number is 555-1234",
+    ]
+    assert only("We have 3 kids: Ava, Ben and Cole.").entities == ("Ava", "Ben", "Cole")
+
+
+def test_a_range_ends_after_its_start() -> None:
+    fact = only("I'll be offline from Monday until Wednesday.")
+    assert fact.text == "User will be offline from 15 May 2023 until 17 May 2023"
+    assert (fact.valid_from, fact.valid_until) == (day(2023, 5, 15), day(2023, 5, 18))
+
+
+def test_shouting_is_read_in_lower_case() -> None:
+    assert texts("I'M SO EXCITED, I GOT THE JOB!!!") == ["User is so excited, User got the job"]
+
+
+def test_an_unnamed_users_rules_for_the_assistant_are_kept() -> None:
+    fact = only("I don't like it when you use bullet points.")
+    assert (fact.text, fact.category) == (
+        "User does not like it when the assistant uses bullet points",
+        "preference",
+    )
+    # a named speaker's "you" is the other person: small talk, not memory
+    assert texts("I hope you have a great day.") == []
+    assert texts("I don't like it when you use bullet points.", "Caroline") == []
+
+
+def test_assistant_lead_ins_are_stripped() -> None:
+    said = "Noted — you prefer short answers. You're based in Toronto, so I'll use EST."
+    found = facts(said, "assistant", "assistant")
+    assert [(f.text, f.category) for f in found] == [
+        ("User prefers short answers", "preference"),
+        ("User is based in Toronto", "fact"),
+    ]
