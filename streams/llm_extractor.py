@@ -57,7 +57,7 @@ DEFAULT_PRICES: Mapping[str, Price] = MappingProxyType(
 class LLMSettings:
     model: str = "gpt-4.1-mini"
     base_url: str | None = None
-    api_key: str | None = None  # None: the client reads OPENAI_API_KEY
+    api_key: str | None = field(default=None, repr=False)  # None: the client reads OPENAI_API_KEY
     timeout_s: float = 30.0
     max_retries: int = 3  # retries after the first attempt, per batch
     backoff_base_s: float = 0.5
@@ -377,6 +377,15 @@ class _BatchOutcome:
     reason: str | None = None
 
 
+def _settle(result: _BatchOutcome | BaseException) -> _BatchOutcome:
+    """A batch that crashed (a bug, not a model failure) still falls back, never vanishes."""
+    if isinstance(result, asyncio.CancelledError):
+        raise result
+    if isinstance(result, BaseException):
+        return _BatchOutcome(None, (), f"error: {type(result).__name__}: {str(result)[:160]}")
+    return result
+
+
 class LLMExtractor:
     """Extraction by a model behind the Responses API, with the rules as a safety net."""
 
@@ -430,11 +439,11 @@ class LLMExtractor:
         if client is None:
             outcomes = [_BatchOutcome(None, (), self._client_error) for _ in chunks]
         else:
-            outcomes = list(
-                await asyncio.gather(
-                    *(self._run_batch(client, i, chunk) for i, chunk in enumerate(chunks))
-                )
+            settled = await asyncio.gather(
+                *(self._run_batch(client, i, chunk) for i, chunk in enumerate(chunks)),
+                return_exceptions=True,
             )
+            outcomes = [_settle(result) for result in settled]
         return self._assemble(turns, chunks, outcomes)
 
     async def _run_batch(

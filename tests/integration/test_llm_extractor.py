@@ -6,7 +6,7 @@ import asyncio
 import json
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
 import openai
 import pytest
@@ -516,3 +516,28 @@ def test_parse_output_rejects_inverted_validity() -> None:
 def test_settings_are_checked() -> None:
     with pytest.raises(ValueError):
         LLMSettings(max_concurrency=0)
+
+
+class _BrokenResponses:
+    async def create(self, **_: Any) -> Any:
+        raise RuntimeError("bug in a client plugin")
+
+
+class _BrokenClient:
+    responses = _BrokenResponses()
+
+
+async def test_unexpected_errors_fall_back_without_retry() -> None:
+    turns = make_turns(2)
+    ex = LLMExtractor(
+        LLMSettings(api_key="k"), client=cast(openai.AsyncOpenAI, _BrokenClient()), sleep=Sleeps()
+    )
+    result = await ex.extract(turns)
+    assert outcomes(result.calls) == ["error"]
+    assert result.extraction.fallback_reason is not None
+    assert "RuntimeError: bug in a client plugin" in result.extraction.fallback_reason
+    assert list(result.facts) == extract_rules(turns)
+
+
+def test_api_key_stays_out_of_reprs() -> None:
+    assert "sk-secret" not in repr(LLMSettings(api_key="sk-secret"))
