@@ -1,6 +1,6 @@
 """Test doubles for external services (the OpenAI Responses API)."""
 
-from tests.fakes.responses_server import (
+from .responses_server import (
     Behaviour,
     CannedFacts,
     Chooser,

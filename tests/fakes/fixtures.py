@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 
 import pytest_asyncio
 
-from tests.fakes.responses_server import FakeResponsesServer
+from .responses_server import FakeResponsesServer
 
 
 @pytest_asyncio.fixture
