@@ -20,7 +20,7 @@ from aiokafka.errors import KafkaError
 
 from infra.settings import Settings, load
 from schemas._fields import utc_now
-from schemas.envelope import Envelope, encode, make_event
+from schemas.envelope import Envelope, encode, make_event, record_headers
 from schemas.events import (
     AccessedMemory,
     ConversationTurn,
@@ -36,14 +36,6 @@ T = TypeVar("T")
 
 class PublishError(RuntimeError):
     """The broker did not acknowledge: nothing is known to be stored for these events."""
-
-
-def headers_for(env: Envelope[Any]) -> list[tuple[str, bytes]]:
-    # Headers let routers and the DLQ tooling see the type without decoding the value.
-    return [
-        ("memstream-type", env.type.encode()),
-        ("memstream-version", str(env.schema_version).encode()),
-    ]
 
 
 def turn_event(
@@ -137,7 +129,7 @@ class AsyncProducer:
             raise PublishError("producer is not started (use `async with AsyncProducer() as p:`)")
         try:
             future: asyncio.Future[Any] = await self._producer.send(
-                self.topic(env), encode(env), key=env.key, headers=headers_for(env)
+                self.topic(env), encode(env), key=env.key, headers=record_headers(env)
             )
             return future
         except KafkaError as e:

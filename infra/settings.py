@@ -39,6 +39,7 @@ class Settings:
     # write path
     buffer_max_turns: int = 8
     buffer_max_age_minutes: float = 10.0
+    buffer_idle_seconds: float = 5.0  # wall-clock liveness: a quiet buffer is extracted after this
     openai_api_key: str | None = None
     openai_base_url: str | None = None
     openai_model: str = "gpt-4.1-mini"

@@ -26,6 +26,8 @@ from schemas.events import (
     TagCaptured,
     TagExpired,
     TierChanged,
+    TurnsExtracted,
+    TurnSignal,
     WorkflowObserved,
 )
 from schemas.ids import derived_id, new_event_id
@@ -62,6 +64,8 @@ __all__ = [
     "TagExpired",
     "TierChanged",
     "TopicSpec",
+    "TurnSignal",
+    "TurnsExtracted",
     "WorkflowObserved",
     "decode",
     "derived_id",

@@ -117,6 +117,14 @@ def with_recorded_at(env: Envelope[P], at: datetime) -> Envelope[P]:
     return replace(env, recorded_at=at)
 
 
+def record_headers(env: Envelope[Any]) -> list[tuple[str, bytes]]:
+    """Kafka headers: routers and DLQ tooling see the type without decoding the value."""
+    return [
+        ("memstream-type", env.type.encode()),
+        ("memstream-version", str(env.schema_version).encode()),
+    ]
+
+
 def encode(env: Envelope[Any]) -> bytes:
     return orjson.dumps(
         {

@@ -203,6 +203,37 @@ class MemoryCreated:
     extraction: Extraction | None = None
     pinned: bool = False
     tier: Tier = "working"
+    subject: str | None = field(default=None, metadata=spec(max_len=200))
+    slot: str | None = field(default=None, metadata=spec(max_len=200))
+    evidence: dict[str, Any] = _evidence()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TurnSignal:
+    """What the signal scan said of one turn (the full record is in the extraction evidence)."""
+
+    turn_id: str = _id("the producer's turn id")
+    event_id: str = _id("the ConversationTurn event")
+    level: Literal["HIGH", "NORMAL", "SKIP"]
+    reasons: list[str] = field(default_factory=list)
+    importance: float = field(default=0.0, metadata=spec(ge=0.0, le=1.0))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TurnsExtracted:
+    """A session buffer was flushed: which turns were read (or skipped), why now, by which
+    extractor and at what cost. Every turn appears in exactly one of these events, so the
+    log itself proves no turn was lost; memory events it caused name it as causation."""
+
+    TYPE: ClassVar[str] = "TurnsExtracted"
+    VERSION: ClassVar[int] = 1
+
+    trigger: Literal["high_signal", "buffer_full", "buffer_age", "idle", "session_change"]
+    turns: list[TurnSignal] = field(metadata=spec(min_len=1, max_len=10_000))
+    extraction: Extraction | None = None
+    llm_calls: int = field(default=0, metadata=spec(ge=0))
+    cost_usd: float = field(default=0.0, metadata=spec(ge=0.0))
+    facts: int = field(default=0, metadata=spec(ge=0))
     evidence: dict[str, Any] = _evidence()
 
 
@@ -368,6 +399,7 @@ INPUT_TYPES: tuple[type, ...] = (
     RecallAnswered,
 )
 MEMORY_TYPES: tuple[type, ...] = (
+    TurnsExtracted,
     MemoryCreated,
     MemoryUpdated,
     MemoryReinforced,

@@ -9,14 +9,21 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
+from datetime import timedelta
 from typing import Any
 
 import faust
 
+from core.buffer_policy import BufferConfig
+from core.embedding import HashingEmbedder
+from core.gate import GateConfig
 from infra.settings import Settings
 from schemas.envelope import Envelope
 from schemas.topics import BY_ROLE
+from streams.extraction import Extractor, make_extractor
 from streams.intake import IntakeStats, decoded, send_dead_letter
+from streams.partition_state import PartitionStates, load_partition
+from streams.write_path import WritePath
 
 log = logging.getLogger("memstream.agents")
 
@@ -24,7 +31,6 @@ Handler = Callable[[Envelope[Any], Any], Awaitable[None]]
 
 #: role of the input topic -> name of the agent that reads it
 INPUT_AGENTS = {
-    "turns": "write-path",
     "access": "access-tracker",
     "feedback": "q-learner",
     "workflows": "workflow-observer",
@@ -62,9 +68,69 @@ def register_agent(
     return app.agent(topics[role], name=name, concurrency=1)(agent)
 
 
-def register_agents(app: faust.App, topics: Any, settings: Settings) -> dict[str, IntakeStats]:
-    stats: dict[str, IntakeStats] = {}
+def extractor_for(settings: Settings) -> Extractor:
+    """The LLM extractor when a key (or an OpenAI-compatible base URL) is configured, else rules."""
+    if not (settings.openai_api_key or settings.openai_base_url):
+        return make_extractor("rules")
+    from streams.llm_extractor import LLMSettings
+
+    return make_extractor(
+        "llm",
+        LLMSettings(
+            model=settings.openai_model,
+            base_url=settings.openai_base_url,
+            api_key=settings.openai_api_key,
+        ),
+    )
+
+
+def register_write_path(
+    app: faust.App, topics: Any, settings: Settings, states: PartitionStates
+) -> WritePath:
+    write_path = WritePath(
+        app,
+        topics,
+        settings,
+        states,
+        extractor_for(settings),
+        BufferConfig(
+            max_turns=settings.buffer_max_turns,
+            max_age=timedelta(minutes=settings.buffer_max_age_minutes),
+            idle_seconds=settings.buffer_idle_seconds,
+        ),
+        GateConfig(),
+    )
+
+    async def write_path_agent(stream: Any) -> None:
+        # Batches amortise faust's per-event cost; acks happen when a batch returns.
+        async for events in stream.take_events(500, within=0.05):
+            await write_path.process_batch(list(events))
+
+    app.agent(topics["turns"], name="write-path", concurrency=1)(write_path_agent)
+    app.timer(1.0, name="write-path-flush-due")(write_path.flush_due)
+    return write_path
+
+
+def register_agents(app: faust.App, topics: Any, settings: Settings) -> dict[str, Any]:
+    memory_log = topics["memory_log"].get_topic_name()
+    embedder = HashingEmbedder()
+
+    async def load(partition: int) -> Any:
+        return await load_partition(
+            settings.bootstrap(), memory_log, partition, embedder, settings.limits
+        )
+
+    states = PartitionStates(load)
+
+    async def revoked(sender: Any, revoked: set[Any], **_kw: Any) -> None:
+        states.drop({tp.partition for tp in revoked})
+
+    app.on_partitions_revoked.connect(revoked)  # type: ignore[arg-type]
+    handles: dict[str, Any] = {
+        "states": states,
+        "write_path": register_write_path(app, topics, settings, states),
+    }
     for role, name in INPUT_AGENTS.items():
-        stats[name] = IntakeStats()
-        register_agent(app, topics, settings, role, name, _accept, stats[name])
-    return stats
+        handles[name] = IntakeStats()
+        register_agent(app, topics, settings, role, name, _accept, handles[name])
+    return handles

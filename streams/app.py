@@ -52,6 +52,8 @@ def create_app(
         broker_heartbeat_interval=settings.broker_heartbeat_interval,
         broker_commit_every=1000,
         broker_commit_interval=1.0,
+        # Buffered turns stay un-acked until extracted: a rebalance must not wait for them.
+        stream_wait_empty=False,
     )
     topics = Topics(
         {

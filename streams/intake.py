@@ -18,7 +18,10 @@ class IntakeStats:
     dead_lettered: int = 0
 
 
-async def send_dead_letter(dlq: Any, message: Any, error: Exception, agent: str) -> None:
+def dead_letter_record(
+    message: Any, error: Exception, agent: str
+) -> tuple[bytes | None, bytes, list[tuple[str, bytes]]]:
+    """(key, value, headers) of the dead letter for a faust message that failed."""
     dl = dead_letter_from(
         error,
         original=message.value if isinstance(message.value, bytes) else bytes(message.value or b""),
@@ -30,9 +33,14 @@ async def send_dead_letter(dlq: Any, message: Any, error: Exception, agent: str)
         failed_at=utc_now(),
     )
     value, headers = encode_dead_letter(dl)
+    return message.key, value, headers
+
+
+async def send_dead_letter(dlq: Any, message: Any, error: Exception, agent: str) -> None:
+    key, value, headers = dead_letter_record(message, error, agent)
     # Sending through the topic (not the raw producer) ties the send to this event:
     # faust commits the source offset only once the dead letter is acknowledged.
-    await dlq.send(key=message.key, value=value, headers=headers)
+    await dlq.send(key=key, value=value, headers=headers)
 
 
 async def decoded(

@@ -1,0 +1,27 @@
+"""Merging the text of an UPDATE: keep what the old memory said and add the new detail."""
+
+from __future__ import annotations
+
+import re
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def _words(text: str) -> set[str]:
+    return {w.casefold() for w in _WORD.findall(text)}
+
+
+def merge_texts(old: str, new: str) -> str:
+    """The more detailed text when one covers the other; otherwise both, joined.
+
+    Covering is measured on words: if ``new`` contains (nearly) every word of ``old`` it is
+    the refined version; if ``old`` already contains ``new``'s words there is nothing to add.
+    """
+    old_w, new_w = _words(old), _words(new)
+    if not old_w:
+        return new
+    if not new_w or new_w <= old_w:
+        return old
+    if len(old_w - new_w) <= max(1, len(old_w) // 10):
+        return new
+    return f"{old.rstrip('. ')}; {new.strip()}"

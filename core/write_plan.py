@@ -1,0 +1,277 @@
+"""Turning one flushed session buffer into memory-log events.
+
+``plan_flush`` is deterministic: the same buffer, extraction result and namespace state
+give the same events with the same ids (ids derive from what caused them, times are
+event times). It advances the ``NamespaceMemory`` it is given as it decides, so a fact
+later in the batch sees the ones before it; the events it returns are exactly what a
+fold of the log will apply, so replaying the log rebuilds the same index.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from core.facts import Fact
+from core.gate import GateConfig, decide, reinforced_stability
+from core.hashing import content_hash
+from core.merge import merge_texts
+from core.namespace_memory import NamespaceMemory
+from core.signals import SignalRecord
+from schemas.envelope import DEFAULT_LIMITS, Envelope, Limits, make_event
+from schemas.errors import EventValidationError
+from schemas.events import (
+    DuplicateSkipped,
+    Extraction,
+    MemoryCreated,
+    MemoryReinforced,
+    MemorySuperseded,
+    MemoryUpdated,
+    Role,
+    TurnsExtracted,
+    TurnSignal,
+)
+from schemas.ids import derived_id
+
+SCANNER_VERSION = "signals-v1"
+
+
+@dataclass(frozen=True, slots=True)
+class BufferedTurn:
+    event_id: str
+    turn_id: str
+    role: Role
+    speaker: str
+    text: str
+    occurred_at: datetime
+    signal: SignalRecord
+
+    @property
+    def skipped(self) -> bool:
+        return self.signal.level == "SKIP"
+
+
+@dataclass(frozen=True, slots=True)
+class Flush:
+    namespace: str
+    session_id: str | None
+    trigger: str
+    turns: tuple[BufferedTurn, ...]
+    facts: tuple[Fact, ...]
+    extraction: Extraction | None
+    fact_extractions: tuple[Extraction, ...] = ()  # per fact, when it differs (fallback)
+    llm_calls: int = 0
+    cost_usd: float = 0.0
+    producer: str = "write-path"
+
+
+def _turn_signal(t: BufferedTurn) -> TurnSignal:
+    return TurnSignal(
+        turn_id=t.turn_id,
+        event_id=t.event_id,
+        level=t.signal.level.value,  # type: ignore[arg-type]
+        reasons=list(t.signal.reasons),
+        importance=round(t.signal.importance.combined, 6),
+    )
+
+
+def plan_flush(
+    memory: NamespaceMemory, flush: Flush, gate: GateConfig, limits: Limits = DEFAULT_LIMITS
+) -> list[Envelope[Any]]:
+    at = max(t.occurred_at for t in flush.turns)
+    head = make_event(
+        TurnsExtracted(
+            trigger=flush.trigger,  # type: ignore[arg-type]
+            turns=[_turn_signal(t) for t in flush.turns],
+            extraction=flush.extraction,
+            llm_calls=flush.llm_calls,
+            cost_usd=flush.cost_usd,
+            facts=len(flush.facts),
+            evidence={"scanner": SCANNER_VERSION},
+        ),
+        namespace=flush.namespace,
+        session_id=flush.session_id,
+        occurred_at=at,
+        causation_id=flush.turns[-1].event_id,
+        producer=flush.producer,
+        event_id=derived_id(at, "extracted", flush.namespace, *(t.event_id for t in flush.turns)),
+        limits=limits,
+    )
+    events: list[Envelope[Any]] = [head]
+    by_turn = {t.turn_id: t for t in flush.turns}
+    rejected: list[dict[str, str]] = []
+    for i, fact in enumerate(flush.facts):
+        extraction = (
+            flush.fact_extractions[i] if i < len(flush.fact_extractions) else flush.extraction
+        )
+        try:
+            planned = _plan_fact(
+                memory, fact, i, head, by_turn, extraction, gate, flush.producer, limits
+            )
+        except EventValidationError as e:  # e.g. a model's fact too long for the log
+            rejected.append({"fact": fact.text[:200], "error": str(e)})
+            continue
+        for env in planned:
+            memory.apply(env)
+        events.extend(planned)
+    if rejected:
+        # Not silently dropped: the extraction record says which facts could not be stored.
+        evidence = dict(head.payload.evidence, rejected_facts=rejected)
+        events[0] = make_event(
+            TurnsExtracted(**{**_fields(head.payload), "evidence": evidence}),
+            namespace=head.namespace,
+            session_id=head.session_id,
+            occurred_at=head.occurred_at,
+            causation_id=head.causation_id,
+            producer=head.producer,
+            event_id=head.event_id,
+            limits=limits,
+        )
+    return events
+
+
+def _fields(payload: TurnsExtracted) -> dict[str, Any]:
+    return {name: getattr(payload, name) for name in payload.__dataclass_fields__}
+
+
+def _plan_fact(
+    memory: NamespaceMemory,
+    fact: Fact,
+    index: int,
+    head: Envelope[TurnsExtracted],
+    by_turn: dict[str, BufferedTurn],
+    extraction: Extraction | None,
+    gate: GateConfig,
+    producer: str,
+    limits: Limits,
+) -> list[Envelope[Any]]:
+    ns = memory.namespace
+    sources = [by_turn[t] for t in fact.source_turn_ids if t in by_turn]
+    at = max((t.occurred_at for t in sources), default=head.occurred_at)
+    turn_ids = list(fact.source_turn_ids)
+    turn_event_ids = [t.event_id for t in sources]
+    chash = content_hash(ns, fact.text)
+
+    def event(payload: Any, tag: str) -> Envelope[Any]:
+        return make_event(
+            payload,
+            namespace=ns,
+            session_id=head.session_id,
+            occurred_at=at,
+            causation_id=head.event_id,
+            producer=producer,
+            event_id=derived_id(at, "memory-event", head.event_id, str(index), tag),
+            limits=limits,
+        )
+
+    existing = memory.active_hash(chash)
+    if existing is not None:
+        return [
+            event(
+                DuplicateSkipped(
+                    memory_id=existing,
+                    content_hash=chash,
+                    text=fact.text,
+                    source_turn_ids=turn_ids,
+                    evidence={
+                        "decision": "skip-duplicate",
+                        "reason": "same normalized content hash",
+                    },
+                ),
+                "duplicate",
+            )
+        ]
+
+    vector = memory.embedder.embed([fact.text])[0]
+    decision = decide(
+        memory.closest(vector), memory.slot_holder(fact.subject, fact.slot, vector), gate
+    )
+    evidence = decision.evidence()
+
+    if decision.action == "reinforce" and decision.target_id is not None:
+        before = memory.states[decision.target_id].stability
+        return [
+            event(
+                MemoryReinforced(
+                    memory_id=decision.target_id,
+                    stability_before=before,
+                    stability_after=reinforced_stability(before, gate),
+                    reason="gate",
+                    source_turn_ids=turn_ids,
+                    evidence={**evidence, "text": fact.text},
+                ),
+                "reinforce",
+            )
+        ]
+    if decision.action == "update" and decision.target_id is not None:
+        old = memory.states[decision.target_id]
+        merged = merge_texts(old.text, fact.text)
+        return [
+            event(
+                MemoryUpdated(
+                    memory_id=old.memory_id,
+                    text=merged,
+                    previous_text=old.text,
+                    content_hash=content_hash(ns, merged),
+                    entities=list(fact.entities),
+                    source_turn_ids=turn_ids,
+                    evidence={**evidence, "new_text": fact.text},
+                ),
+                "update",
+            )
+        ]
+
+    memory_id = derived_id(at, "memory", ns, chash, head.event_id)
+    importance = max([fact.importance, *(t.signal.importance.combined for t in sources)])
+    arousal = max([0.0, *(t.signal.emotion.arousal for t in sources)])
+    created = event(
+        MemoryCreated(
+            memory_id=memory_id,
+            text=fact.text,
+            category=fact.category,
+            kind=fact.kind,
+            confidence=fact.confidence,
+            importance=round(min(importance, 1.0), 6),
+            arousal=round(min(arousal, 1.0), 6),
+            entities=list(fact.entities),
+            valid_from=fact.valid_from,
+            valid_until=fact.valid_until,
+            content_hash=chash,
+            source_turn_ids=turn_ids,
+            source_event_ids=turn_event_ids,
+            extraction=extraction,
+            subject=fact.subject,
+            slot=fact.slot,
+            evidence={**evidence, "signals": {t.turn_id: list(t.signal.reasons) for t in sources}},
+        ),
+        "create",
+    )
+    if decision.action != "supersede" or decision.target_id is None:
+        return [created]
+    return [
+        created,
+        event(
+            MemorySuperseded(
+                memory_id=decision.target_id,
+                superseded_by=memory_id,
+                valid_until=fact.valid_from or at,
+                reason="contradiction",
+                evidence={
+                    **evidence,
+                    "subject": fact.subject,
+                    "slot": fact.slot,
+                    "new_text": fact.text,
+                },
+            ),
+            "supersede",
+        ),
+    ]
+
+
+def covered_turns(events: Sequence[Envelope[Any]]) -> set[str]:
+    """Turn ids whose extraction is recorded by ``events`` (TurnsExtracted)."""
+    return {
+        t.turn_id for e in events if isinstance(e.payload, TurnsExtracted) for t in e.payload.turns
+    }

@@ -1,0 +1,148 @@
+"""Per-partition state of a worker, rebuilt by folding the memory log.
+
+The memory log is the only durable state: a partition's state is loaded by reading its
+memory-log partition from the start (co-partitioned with the input topics: every
+memory event is written to the partition its cause came from) and applying each event
+with the same reducer the live path uses. Session buffers are *not* durable: their turns
+stay unacknowledged until extracted, so after a crash or rebalance the new owner reads
+them again from the committed offset.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from aiokafka import AIOKafkaConsumer, TopicPartition
+
+from core.embedding import Embedder
+from core.namespace_memory import NamespaceMemory
+from core.write_plan import BufferedTurn
+from schemas.envelope import Envelope, Limits, decode
+from schemas.errors import EventValidationError
+from schemas.events import TurnsExtracted
+
+log = logging.getLogger("memstream.state")
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+@dataclass
+class SessionBuffer:
+    turns: list[BufferedTurn] = field(default_factory=list)
+    messages: list[Any] = field(default_factory=list)  # held (un-acked) faust messages
+    last_append: float = 0.0  # loop time of the last append (idle rule only)
+
+    @property
+    def first_at(self) -> datetime:
+        return self.turns[0].occurred_at
+
+
+@dataclass
+class PartitionState:
+    partition: int
+    embedder: Embedder
+    namespaces: dict[str, NamespaceMemory] = field(default_factory=dict)
+    extracted: set[tuple[str, str]] = field(default_factory=set)  # (namespace, turn_id)
+    buffers: dict[tuple[str, str | None], SessionBuffer] = field(default_factory=dict)
+    watermark: datetime = EPOCH  # highest event time seen on this partition
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    events_applied: int = 0
+
+    def memory(self, namespace: str) -> NamespaceMemory:
+        mem = self.namespaces.get(namespace)
+        if mem is None:
+            mem = self.namespaces[namespace] = NamespaceMemory(namespace, self.embedder)
+        return mem
+
+    def apply(self, env: Envelope[Any]) -> None:
+        if isinstance(env.payload, TurnsExtracted):
+            self.extracted.update((env.namespace, t.turn_id) for t in env.payload.turns)
+        else:
+            self.memory(env.namespace).apply(env)
+        self.events_applied += 1
+
+    def buffered(self, namespace: str, session_id: str | None, turn_id: str) -> bool:
+        buf = self.buffers.get((namespace, session_id))
+        return buf is not None and any(t.turn_id == turn_id for t in buf.turns)
+
+
+async def load_partition(
+    bootstrap: str,
+    topic: str,
+    partition: int,
+    embedder: Embedder,
+    limits: Limits,
+    idle: float = 0.5,
+) -> PartitionState:
+    """Fold the memory-log partition into a fresh state (reads until the log is idle)."""
+    state = PartitionState(partition, embedder)
+    consumer = AIOKafkaConsumer(
+        bootstrap_servers=bootstrap, enable_auto_commit=False, group_id=None
+    )
+    await consumer.start()
+    try:
+        tp = TopicPartition(topic, partition)
+        consumer.assign([tp])
+        await consumer.seek_to_beginning(tp)
+        end = (await consumer.end_offsets([tp]))[tp]
+        position = 0
+        while True:
+            batch = await consumer.getmany(
+                tp, timeout_ms=int((idle if position >= end else 10.0) * 1000)
+            )
+            records = batch.get(tp, [])
+            if not records:
+                break
+            for record in records:
+                position = record.offset + 1
+                try:
+                    state.apply(decode(record.value, limits=limits))
+                except EventValidationError as e:  # projections dead-letter it; the writer skips it
+                    log.warning(
+                        "memory log %s[%d]@%d unreadable: %s", topic, partition, record.offset, e
+                    )
+    finally:
+        await consumer.stop()
+    log.info(
+        "partition %d loaded: %d events, %d namespaces",
+        partition,
+        state.events_applied,
+        len(state.namespaces),
+    )
+    return state
+
+
+class PartitionStates:
+    """The states of the partitions this worker holds, loaded on first use."""
+
+    def __init__(self, loader: Callable[[int], Any]) -> None:
+        self._loader = loader
+        self._states: dict[int, PartitionState] = {}
+        self._loading: dict[int, asyncio.Task[PartitionState]] = {}
+
+    async def get(self, partition: int) -> PartitionState:
+        state = self._states.get(partition)
+        if state is not None:
+            return state
+        task = self._loading.get(partition)
+        if task is None:
+            task = self._loading[partition] = asyncio.ensure_future(self._loader(partition))
+        try:
+            state = await task
+        finally:
+            self._loading.pop(partition, None)
+        self._states[partition] = state
+        return state
+
+    def drop(self, partitions: set[int]) -> None:
+        """Revoked partitions: forget their state (buffered turns were never acked)."""
+        for p in partitions:
+            self._states.pop(p, None)
+
+    def loaded(self) -> list[PartitionState]:
+        return list(self._states.values())

@@ -1,0 +1,256 @@
+"""The write-path agent: scan every turn, buffer per session, extract, dedup, gate, emit.
+
+The shell around the pure core (``core.signals``, ``core.buffer_policy``,
+``core.write_plan``). Turns arrive in batches (``take_events``); a turn that goes into a
+session buffer is held un-acknowledged (an extra reference on its message) until its
+buffer is extracted and the resulting events are acknowledged by the broker. So the
+committed offset never passes a turn whose memory events are not durable: at-least-once
+without faust tables, and the memory log stays the single source of truth.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable
+from dataclasses import dataclass
+from typing import Any
+
+import faust
+
+from core.buffer_policy import BufferConfig, due, trigger_on_append
+from core.facts import TurnView
+from core.gate import GateConfig
+from core.signals import scan
+from core.write_plan import BufferedTurn, Flush, plan_flush
+from infra.settings import Settings
+from schemas.envelope import Envelope, encode, record_headers
+from schemas.errors import EventValidationError
+from schemas.events import ConversationTurn
+from streams.extraction import Extractor
+from streams.intake import dead_letter_record
+from streams.partition_state import PartitionState, PartitionStates, SessionBuffer
+
+log = logging.getLogger("memstream.write_path")
+
+AGENT = "write-path"
+
+
+@dataclass
+class Job:
+    state: PartitionState
+    key: tuple[str, str | None]
+    buffer: SessionBuffer
+    trigger: str
+
+
+@dataclass
+class WritePathStats:
+    turns: int = 0
+    duplicates: int = 0
+    dead_lettered: int = 0
+    flushes: int = 0
+    memory_events: int = 0
+    llm_calls: int = 0
+
+
+class WritePath:
+    def __init__(
+        self,
+        app: faust.App,
+        topics: Any,
+        settings: Settings,
+        states: PartitionStates,
+        extractor: Extractor,
+        buffer_config: BufferConfig,
+        gate_config: GateConfig,
+    ) -> None:
+        self.app = app
+        self.settings = settings
+        self.states = states
+        self.extractor = extractor
+        self.buffer_config = buffer_config
+        self.gate_config = gate_config
+        self.memory_topic = topics["memory_log"].get_topic_name()
+        self.dlq_topic = topics["dlq"].get_topic_name()
+        self.stats = WritePathStats()
+
+    # --- agent -----------------------------------------------------------------------
+
+    async def process_batch(self, events: list[Any]) -> None:
+        pending: list[Awaitable[Any]] = []
+        jobs: list[Job] = []
+        for event in events:
+            message = event.message
+            try:
+                env = _decode_turn(message.value, self.settings)
+            except EventValidationError as e:
+                pending.append(await self._dead_letter(message, e))
+                continue
+            state = await self.states.get(message.partition)
+            job = self._accept(state, env, message)
+            if job is not None:
+                jobs.append(job)
+        if jobs:
+            pending.extend(await self._flush(jobs))
+        await self._settle(pending, jobs)
+
+    def _accept(
+        self, state: PartitionState, env: Envelope[ConversationTurn], message: Any
+    ) -> Job | None:
+        turn = env.payload
+        ns, session = env.namespace, env.session_id
+        if (ns, turn.turn_id) in state.extracted or state.buffered(ns, session, turn.turn_id):
+            self.stats.duplicates += 1  # a re-delivered or re-published turn: already handled
+            return None
+        self.stats.turns += 1
+        if env.occurred_at > state.watermark:
+            state.watermark = env.occurred_at
+        signal = scan(turn.text, role=turn.role)
+        key = (ns, session)
+        buffer = state.buffers.setdefault(key, SessionBuffer())
+        buffer.turns.append(
+            BufferedTurn(
+                env.event_id,
+                turn.turn_id,
+                turn.role,
+                turn.speaker,
+                turn.text,
+                env.occurred_at,
+                signal,
+            )
+        )
+        message.incref()  # held until the buffer's events are durable
+        buffer.messages.append(message)
+        buffer.last_append = asyncio.get_running_loop().time()
+        trigger = trigger_on_append(
+            level=signal.level.value,
+            size=len(buffer.turns),
+            first_at=buffer.first_at,
+            watermark=state.watermark,
+            config=self.buffer_config,
+        )
+        if trigger is None:
+            return None
+        del state.buffers[key]  # later turns of this session start a new buffer
+        return Job(state, key, buffer, trigger)
+
+    # --- timer -----------------------------------------------------------------------
+
+    async def flush_due(self) -> None:
+        now = asyncio.get_running_loop().time()
+        jobs: list[Job] = []
+        for state in self.states.loaded():
+            for key, buffer in list(state.buffers.items()):
+                trigger = due(
+                    first_at=buffer.first_at,
+                    watermark=state.watermark,
+                    idle_for=now - buffer.last_append,
+                    config=self.buffer_config,
+                )
+                if trigger is not None:
+                    del state.buffers[key]
+                    jobs.append(Job(state, key, buffer, trigger))
+        if jobs:
+            await self._settle(await self._flush(jobs), jobs)
+
+    # --- flushing ----------------------------------------------------------------------
+
+    async def _flush(self, jobs: list[Job]) -> list[Awaitable[Any]]:
+        # Extraction does not depend on memory state: run it for all jobs at once (the LLM
+        # extractor bounds its own concurrency); planning then runs in order, per partition.
+        results = await asyncio.gather(
+            *(
+                self.extractor.extract(
+                    [_view(t, job.key[1]) for t in job.buffer.turns if not t.skipped]
+                )
+                if any(not t.skipped for t in job.buffer.turns)
+                else _nothing()
+                for job in jobs
+            )
+        )
+        pending: list[Awaitable[Any]] = []
+        for job, result in zip(jobs, results, strict=True):
+            ns, session = job.key
+            flush = Flush(
+                namespace=ns,
+                session_id=session,
+                trigger=job.trigger,
+                turns=tuple(job.buffer.turns),
+                facts=tuple(result.facts) if result else (),
+                extraction=result.extraction if result else None,
+                fact_extractions=tuple(result.extraction_for(f) for f in result.facts)
+                if result
+                else (),
+                llm_calls=result.llm_calls if result else 0,
+                cost_usd=result.cost_usd if result else 0.0,
+                producer=AGENT,
+            )
+            async with job.state.lock:
+                try:
+                    events = plan_flush(job.state.memory(ns), flush, self.gate_config, self.settings.limits)
+                except Exception as e:
+                    # A bug must not become a poison pill: the turns go to the DLQ with the
+                    # error, and the partition state (maybe half-advanced) is rebuilt from the log.
+                    log.exception("planning failed for %s/%s; dead-lettering %d turns", ns, session, len(flush.turns))
+                    self.states.drop({job.state.partition})
+                    for message in job.buffer.messages:
+                        pending.append(await self._dead_letter(message, e))
+                    continue
+                job.state.apply(events[0])  # the TurnsExtracted record; the plan applied the rest
+            self.stats.flushes += 1
+            self.stats.memory_events += len(events) - 1
+            self.stats.llm_calls += flush.llm_calls
+            for env in events:
+                pending.append(
+                    await self.app.producer.send(
+                        self.memory_topic,
+                        env.key,
+                        encode(env),
+                        job.state.partition,
+                        None,
+                        record_headers(env),
+                    )
+                )
+        return pending
+
+    async def _settle(self, pending: list[Awaitable[Any]], jobs: list[Job]) -> None:
+        """Wait until the broker has every event, then release the held turns."""
+        if pending:
+            await asyncio.gather(*pending)  # a failure raises: the worker restarts and reloads
+        for job in jobs:
+            for message in job.buffer.messages:
+                message.ack(self.app.consumer)
+
+    async def _dead_letter(self, message: Any, error: Exception) -> Awaitable[Any]:
+        self.stats.dead_lettered += 1
+        key, value, headers = dead_letter_record(message, error, AGENT)
+        return await self.app.producer.send(self.dlq_topic, key, value, None, None, headers)
+
+
+async def _nothing() -> None:
+    return None
+
+
+def _view(t: BufferedTurn, session_id: str | None) -> TurnView:
+    return TurnView(
+        turn_id=t.turn_id,
+        role=t.role,
+        speaker=t.speaker,
+        text=t.text,
+        occurred_at=t.occurred_at,
+        session_id=session_id,
+    )
+
+
+def _decode_turn(raw: Any, settings: Settings) -> Envelope[ConversationTurn]:
+    from schemas.envelope import decode
+
+    if not isinstance(raw, bytes):
+        raise EventValidationError("bad_json", "record has no value")
+    env = decode(raw, limits=settings.limits)
+    if not isinstance(env.payload, ConversationTurn):
+        raise EventValidationError(
+            "wrong_topic", f"{env.type} does not belong on the turns topic", "type"
+        )
+    return env
