@@ -1,8 +1,9 @@
 """The prediction-error gate: how a new fact relates to what the namespace already knows.
 
 Decision order, for a fact that survived the content-hash check:
-1. an active memory with the same subject and slot but a different value: SUPERSEDE
-   (unless the two are near-identical, which is a REINFORCE);
+1. an active memory with the same subject and slot: near-identical is a REINFORCE, a new
+   text that keeps everything the old one said and adds detail is an UPDATE, anything
+   else is a new value for the slot: SUPERSEDE;
 2. otherwise by similarity to the closest active memory:
    ``similarity > reinforce_above``: REINFORCE (nothing new, stability grows);
    ``update_min <= similarity <= reinforce_above``: UPDATE (overlap that adds detail);
@@ -52,12 +53,21 @@ class GateDecision:
 
 
 def decide(
-    closest: Neighbour | None, slot_holder: Neighbour | None, config: GateConfig
+    closest: Neighbour | None,
+    slot_holder: Neighbour | None,
+    config: GateConfig,
+    *,
+    refines_slot: bool = False,
 ) -> GateDecision:
+    """``refines_slot``: the new text covers the slot holder's (see ``core.merge.covers``)."""
     if slot_holder is not None:
         if slot_holder.similarity > config.reinforce_above:
             return GateDecision(
                 "reinforce", slot_holder.memory_id, slot_holder.similarity, "same slot, same value"
+            )
+        if refines_slot:
+            return GateDecision(
+                "update", slot_holder.memory_id, slot_holder.similarity, "same slot, more detail"
             )
         return GateDecision(
             "supersede",

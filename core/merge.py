@@ -11,6 +11,13 @@ def _words(text: str) -> set[str]:
     return {w.casefold() for w in _WORD.findall(text)}
 
 
+def covers(new: str, old: str) -> bool:
+    """``new`` says (nearly) everything ``old`` says: a refinement, not a contradiction."""
+    old_w, new_w = _words(old), _words(new)
+    # Only long texts may drop a word: in a short one a missing word is usually the changed value.
+    return bool(old_w) and len(old_w - new_w) <= len(old_w) // 10 and len(new_w) > len(old_w)
+
+
 def merge_texts(old: str, new: str) -> str:
     """The more detailed text when one covers the other; otherwise both, joined.
 
@@ -22,6 +29,6 @@ def merge_texts(old: str, new: str) -> str:
         return new
     if not new_w or new_w <= old_w:
         return old
-    if len(old_w - new_w) <= max(1, len(old_w) // 10):
+    if covers(new, old):
         return new
     return f"{old.rstrip('. ')}; {new.strip()}"

@@ -17,7 +17,7 @@ from typing import Any
 from core.facts import Fact
 from core.gate import GateConfig, decide, reinforced_stability
 from core.hashing import content_hash
-from core.merge import merge_texts
+from core.merge import covers, merge_texts
 from core.namespace_memory import NamespaceMemory
 from core.signals import SignalRecord
 from schemas.envelope import DEFAULT_LIMITS, Envelope, Limits, make_event
@@ -78,9 +78,15 @@ def _turn_signal(t: BufferedTurn) -> TurnSignal:
 
 
 def plan_flush(
-    memory: NamespaceMemory, flush: Flush, gate: GateConfig, limits: Limits = DEFAULT_LIMITS
+    memory: NamespaceMemory,
+    flush: Flush,
+    gate: GateConfig,
+    limits: Limits = DEFAULT_LIMITS,
+    recorded_at: datetime | None = None,
 ) -> list[Envelope[Any]]:
+    """``recorded_at`` is the shell's wall clock; left out, event time stands in (pure runs)."""
     at = max(t.occurred_at for t in flush.turns)
+    recorded = recorded_at or at
     head = make_event(
         TurnsExtracted(
             trigger=flush.trigger,  # type: ignore[arg-type]
@@ -97,6 +103,7 @@ def plan_flush(
         causation_id=flush.turns[-1].event_id,
         producer=flush.producer,
         event_id=derived_id(at, "extracted", flush.namespace, *(t.event_id for t in flush.turns)),
+        recorded_at=recorded,
         limits=limits,
     )
     events: list[Envelope[Any]] = [head]
@@ -108,7 +115,7 @@ def plan_flush(
         )
         try:
             planned = _plan_fact(
-                memory, fact, i, head, by_turn, extraction, gate, flush.producer, limits
+                memory, fact, i, head, by_turn, extraction, gate, flush.producer, limits, recorded
             )
         except EventValidationError as e:  # e.g. a model's fact too long for the log
             rejected.append({"fact": fact.text[:200], "error": str(e)})
@@ -127,6 +134,7 @@ def plan_flush(
             causation_id=head.causation_id,
             producer=head.producer,
             event_id=head.event_id,
+            recorded_at=recorded,
             limits=limits,
         )
     return events
@@ -146,6 +154,7 @@ def _plan_fact(
     gate: GateConfig,
     producer: str,
     limits: Limits,
+    recorded_at: datetime,
 ) -> list[Envelope[Any]]:
     ns = memory.namespace
     sources = [by_turn[t] for t in fact.source_turn_ids if t in by_turn]
@@ -163,6 +172,7 @@ def _plan_fact(
             causation_id=head.event_id,
             producer=producer,
             event_id=derived_id(at, "memory-event", head.event_id, str(index), tag),
+            recorded_at=recorded_at,
             limits=limits,
         )
 
@@ -185,9 +195,9 @@ def _plan_fact(
         ]
 
     vector = memory.embedder.embed([fact.text])[0]
-    decision = decide(
-        memory.closest(vector), memory.slot_holder(fact.subject, fact.slot, vector), gate
-    )
+    holder = memory.slot_holder(fact.subject, fact.slot, vector)
+    refines = holder is not None and covers(fact.text, holder.text)
+    decision = decide(memory.closest(vector), holder, gate, refines_slot=refines)
     evidence = decision.evidence()
 
     if decision.action == "reinforce" and decision.target_id is not None:

@@ -24,6 +24,7 @@ from core.gate import GateConfig
 from core.signals import scan
 from core.write_plan import BufferedTurn, Flush, plan_flush
 from infra.settings import Settings
+from schemas._fields import utc_now
 from schemas.envelope import Envelope, encode, record_headers
 from schemas.errors import EventValidationError
 from schemas.events import ConversationTurn
@@ -188,11 +189,22 @@ class WritePath:
             )
             async with job.state.lock:
                 try:
-                    events = plan_flush(job.state.memory(ns), flush, self.gate_config, self.settings.limits)
+                    events = plan_flush(
+                        job.state.memory(ns),
+                        flush,
+                        self.gate_config,
+                        self.settings.limits,
+                        utc_now(),
+                    )
                 except Exception as e:
                     # A bug must not become a poison pill: the turns go to the DLQ with the
                     # error, and the partition state (maybe half-advanced) is rebuilt from the log.
-                    log.exception("planning failed for %s/%s; dead-lettering %d turns", ns, session, len(flush.turns))
+                    log.exception(
+                        "planning failed for %s/%s; dead-lettering %d turns",
+                        ns,
+                        session,
+                        len(flush.turns),
+                    )
                     self.states.drop({job.state.partition})
                     for message in job.buffer.messages:
                         pending.append(await self._dead_letter(message, e))
