@@ -35,6 +35,7 @@ def settings(broker: EmbeddedBroker, tmp_path_factory: pytest.TempPathFactory) -
         topic_prefix="mst",
         data_dir=str(tmp_path_factory.mktemp("data")),
         partitions=4,
+        buffer_idle_seconds=1.0,
     )
     asyncio.run(ensure_topics(s.bootstrap(), s.topic_prefix, s.partitions))
     return s

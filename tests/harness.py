@@ -14,7 +14,7 @@ from streams.status import wait_until_ready
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def settings_env(s: Settings) -> dict[str, str]:
+def settings_env(s: Settings, **overrides: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMSTREAM_")}
     env.update(
         MEMSTREAM_KAFKA_BOOTSTRAP=s.bootstrap(),
@@ -22,16 +22,20 @@ def settings_env(s: Settings) -> dict[str, str]:
         MEMSTREAM_DATA_DIR=s.data_dir,
         MEMSTREAM_PARTITIONS=str(s.partitions),
         MEMSTREAM_MAX_TEXT_CHARS=str(s.max_text_chars),
+        MEMSTREAM_BUFFER_IDLE_SECONDS=str(s.buffer_idle_seconds),
+        MEMSTREAM_BUFFER_MAX_TURNS=str(s.buffer_max_turns),
         PYTHONPATH=str(ROOT),
     )
+    env.update({f"MEMSTREAM_{k.upper()}": v for k, v in overrides.items()})
     return env
 
 
 class WorkerProcess:
     """A `memstream worker` subprocess with its own data directory and log file."""
 
-    def __init__(self, s: Settings, datadir: Path) -> None:
+    def __init__(self, s: Settings, datadir: Path, **env: str) -> None:
         self.settings = s
+        self.env = env
         self.datadir = datadir
         self.log = datadir / "worker.log"
         self.proc: subprocess.Popen[bytes] | None = None
@@ -51,7 +55,7 @@ class WorkerProcess:
                     "--loglevel",
                     "info",
                 ],
-                env=settings_env(self.settings),
+                env=settings_env(self.settings, **self.env),
                 stdout=out,
                 stderr=subprocess.STDOUT,
                 cwd=ROOT,
