@@ -1,8 +1,9 @@
 """Signal scanner speed: ``core.signals.scan`` vs a naive loop of ~30 ``re.search`` calls.
 
-Both run over the same few hundred generated ~300-character turns, interleaved turn by turn so
-background load hits them alike. Each turn's time is the minimum of a few repetitions (the
-least-disturbed measurement of that turn); the figures are the median and p99 across turns.
+Both run over the same few hundred generated ~300-character turns, alternating repetition by
+repetition so background load hits them alike. Each turn's time is the minimum of its
+repetitions (the least-disturbed measurement of that turn); the figures are the median and p99
+across turns.
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ from __future__ import annotations
 import random
 import re
 import time
-from collections.abc import Callable
 
 from bench.figures import Figure
 from core.signals import scan
@@ -178,32 +178,37 @@ def naive_scan(text: str) -> list[re.Match[str] | None]:
 
 # --- measurement -----------------------------------------------------------------------------
 
-
-def _time_one(fn: Callable[[str], object], text: str, reps: int) -> int:
-    clock = time.perf_counter_ns
-    best = 1 << 62
-    for _ in range(reps):
-        start = clock()
-        fn(text)
-        elapsed = clock() - start
-        best = min(best, elapsed)
-    return best
+REPS = 15
 
 
 def _percentile(sorted_ns: list[int], q: float) -> float:
     return sorted_ns[min(len(sorted_ns) - 1, int(q * len(sorted_ns)))] / 1000.0
 
 
-def measure(turns: list[str], reps: int = 7) -> tuple[list[int], list[int]]:
-    """Per-turn best-of-``reps`` nanoseconds for (scan, naive), interleaved turn by turn."""
-    for t in turns:  # warm-up: caches, branch predictors, lazy allocations
+def measure(turns: list[str], reps: int = REPS) -> tuple[list[int], list[int]]:
+    """Per-turn best-of-``reps`` nanoseconds for (scan, naive), sorted.
+
+    The two alternate repetition by repetition, so a burst of background load (other work
+    shares the cores) lands on both alike; the minimum is each turn's least-disturbed time.
+    """
+    clock = time.perf_counter_ns
+    for t in turns:  # warm-up: caches, lazy allocations
         scan(t)
         naive_scan(t)
     ours: list[int] = []
     naive: list[int] = []
     for t in turns:
-        ours.append(_time_one(scan, t, reps))
-        naive.append(_time_one(naive_scan, t, reps))
+        best_ours = best_naive = 1 << 62
+        for _ in range(reps):
+            start = clock()
+            scan(t)
+            mid = clock()
+            naive_scan(t)
+            end = clock()
+            best_ours = min(best_ours, mid - start)
+            best_naive = min(best_naive, end - mid)
+        ours.append(best_ours)
+        naive.append(best_naive)
     return sorted(ours), sorted(naive)
 
 
@@ -211,7 +216,7 @@ def run() -> list[Figure]:
     turns = make_turns()
     ours, naive = measure(turns)
     mean_len = sum(map(len, turns)) / len(turns)
-    notes = f"{len(turns)} generated turns, mean {mean_len:.0f} chars, best of 7 per turn"
+    notes = f"{len(turns)} generated turns, mean {mean_len:.0f} chars, best of {REPS} per turn"
     return [
         Figure(
             "signal scan median",

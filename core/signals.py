@@ -2,22 +2,25 @@
 
 ``scan`` is pure and deterministic (no clock, no I/O, no state between calls). It decides
 whether a turn is worth remembering (``HIGH``), ordinary (``NORMAL``) or noise (``SKIP``) and
-keeps the evidence for that decision, pattern name and verbatim matched text, so the record can
-travel inside events.
+keeps the evidence for that decision (pattern name and verbatim matched text), so the record
+can travel inside events.
 
-Speed shapes the code (target: median < 25 µs for a ~300-character turn on a slow interpreter,
-where one Python bytecode costs ~60 ns). The text is read by a few C-level regex passes and
-every per-hit step is a C-level ``map``/``chain``/``reduce`` over prebuilt values:
+Speed shapes the code: the target is a median under 25 µs for a ~300-character turn on an
+interpreter where one bytecode costs ~60 ns, so Python work per turn must stay around a hundred
+operations. Hence:
 
-1. length gate and a trivial-message prefilter that return early;
-2. ``CAPS_RE``: all-caps words (shouting vs acronyms);
-3. ``LEX_RE.findall``: every cue phrase, emotion word (with its negation or intensifier),
-   calendar word, entity name and injection trigger in one pass. Each matched spelling maps
-   to a prebuilt :class:`~core.signal_patterns.Hit` (evidence, entities, kind bits, emotion
-   effect), see :mod:`core.signal_patterns`. Shouted or curly-apostrophe text takes a slower
-   exact path over the case-folded text;
-4. digits (numbers, dates, times, durations) and capitalised names;
-5. filters from ``str.count`` and gated passes (injection, tags, code/markdown lines, emoji).
+1. a length gate and a trivial-message prefilter that return early;
+2. ONE regex pass (``LEX_RE.findall``) reads every cue phrase, emotion word (with its negation
+   or intensifier), calendar word, entity name and injection trigger, plus capitalised names,
+   all-caps words and numbers. Each table spelling maps to a prebuilt
+   :class:`~core.signal_patterns.Hit` (evidence, entities, kind bits, emotion effect) and the
+   hits are folded with C-level ``map``/``chain``/``reduce``; only the few words outside the
+   table (names, numbers, acronyms) get a Python loop. Shouted or curly-apostrophe text takes
+   a slower path over the case-folded text that still quotes the input verbatim;
+3. filters from ``in``/``str.count`` gates, with their own passes (injection, tags, code and
+   markdown lines, emoji) only when a gate opens;
+4. density from one whitespace split and a precomputed word-weight table; importance and the
+   level from lookup tables keyed by the kind bits.
 
 Novelty is estimated from the text alone (the scanner has no memory to compare against): the
 share of tokens outside a list of frequent English words, plus numbers, temporal markers and
@@ -196,7 +199,6 @@ _EFFECTS = itemgetter(3)
 _ZEROS = repeat(0)
 _DEADLINE_PREFIXES: Final[tuple[str, ...]] = ("by ", "before ", "until ", "due ", "no later than ")
 _CODE_SYMBOLS: Final[tuple[str, ...]] = ("{", "}", ";", "=", "(", ")", "[", "]", "<", ">", "$")
-_CODE_MARKERS: Final[tuple[str, ...]] = ("```", "{", ";", "=", "\n    ", "\n\t", "$", "</", "()")
 # mask bits -> constant parts of reasons and channels, precomputed for every combination
 _HIGH_KINDS: Final[tuple[tuple[int, str], ...]] = (
     (sp.CORRECTION, "correction"),
@@ -313,10 +315,6 @@ def _fold(text: str) -> str:
     if len(low) != len(text):  # e.g. "İ" lowers to two code points
         low = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
     return low.replace("’", "'")
-
-
-def _clamp01(x: float) -> float:
-    return 0.0 if x < 0.0 else 1.0 if x > 1.0 else x
 
 
 def _skip(
@@ -527,11 +525,9 @@ def scan(text: str, *, role: str = "user", config: ScanConfig = DEFAULT_CONFIG) 
         others = list(compress(found, map(is_, looked_up, _NONES)))
         hits: list[Hit] = list(filter(None, looked_up))
         numbers, temporal, shouts, names, bits = _unknown_words(others, text, evidence)
-        if shouts:
-            hits = _exact_hits(text)
     else:
-        hits = cast("list[Hit]", looked_up)
-    if "’" in text:
+        hits = cast("list[Hit]", looked_up)  # None-free, just checked
+    if shouts or "’" in text:
         hits = _exact_hits(text)
     mask: int = reduce(or_, map(_MASK, hits), bits)
     if evidence:  # digit-based markers go after the phrase evidence

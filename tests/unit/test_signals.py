@@ -312,6 +312,21 @@ def test_high_importance_alone_makes_a_turn_high() -> None:
     assert record.reasons == ("high_importance",)
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "What is wrong with my code? It throws on the second call.",
+        "What should be the default timeout for this client?",
+        "Can you call me a taxi after the meeting?",
+        "Do I need to restart the broker after the upgrade?",
+    ],
+)
+def test_questions_that_contain_a_cue_are_not_signals(text: str) -> None:
+    record = scan(text)
+    assert record.level is Level.NORMAL
+    assert not record.evidence
+
+
 def test_plain_question_is_normal() -> None:
     record = scan("Could you explain how consumer group rebalancing works in practice?")
     assert record.level is Level.NORMAL
