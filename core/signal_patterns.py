@@ -1410,10 +1410,11 @@ _DIGITS = (
     r"|[0-9]?/[0-9]{1,2}/(?:[0-9]{4}|[0-9]{2})(?![0-9])"  # 6/12/2024
     r"|[0-9]?(?::[0-9]{2})? ?(?i:[ap]\.?m\.?)(?![A-Za-z])"  # 5pm, 10:30 am
     r"|[0-9]?:[0-9]{2}(?![0-9])"  # 10:30
-    r"|[0-9]* ?(?i:" + "|".join(sorted(TIME_UNITS, key=len, reverse=True)) + r")(?![A-Za-z])"
+    # (possessive *+: a long digit run is not re-read digit by digit when no unit follows)
+    r"|[0-9]*+ ?(?i:" + "|".join(sorted(TIME_UNITS, key=len, reverse=True)) + r")(?![A-Za-z])"
     r"(?: (?i:ago)(?![A-Za-z]))?"  # 3 days, 2 weeks ago
     r"|[0-9]?(?i:st|nd|rd|th)?(?: (?i:of))? (?i:" + _MONTH_ALT + ")"  # 5 May, 5th of may
-    r"|[0-9]*)"  # anything else: the leading digit run
+    r"|[0-9]*+)"  # anything else: the leading digit run
 )
 LEX_RE: Final[re.Pattern[str]] = re.compile(
     " (" + _trie_regex(HITS, upper_extra=_NAME + "|" + _CAPS + "|" + _DIGITS) + ")"

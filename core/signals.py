@@ -44,6 +44,7 @@ from core.signal_patterns import Entity, Evidence, Hit
 __all__ = [
     "DEFAULT_CONFIG",
     "FILTER_FLAGS",
+    "MAX_DIGIT_MARKERS",
     "Density",
     "Emotion",
     "Entity",
@@ -198,6 +199,7 @@ _MASK = itemgetter(2)
 _EFFECTS = itemgetter(3)
 _ZEROS = repeat(0)
 _DEADLINE_PREFIXES: Final[tuple[str, ...]] = ("by ", "before ", "until ", "due ", "no later than ")
+MAX_DIGIT_MARKERS: Final = 16  # digit-based temporal markers examined per turn
 _CODE_SYMBOLS: Final[tuple[str, ...]] = ("{", "}", ";", "=", "(", ")", "[", "]", "<", ">", "$")
 # mask bits -> constant parts of reasons and channels, precomputed for every combination
 _HIGH_KINDS: Final[tuple[tuple[int, str], ...]] = (
@@ -399,6 +401,9 @@ def _unknown_words(
     for word in others:
         if word[0] <= "9":  # digits sort before letters
             numbers += 1
+            # the substring checks below scan the whole text: bound the work on long lists
+            if temporal >= MAX_DIGIT_MARKERS:
+                continue
             if word.isdigit():
                 if len(word) != 4 or word[:2] not in ("19", "20"):
                     continue

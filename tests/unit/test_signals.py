@@ -5,7 +5,15 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from core.signals import DEFAULT_CONFIG, FILTER_FLAGS, Level, ScanConfig, SignalRecord, scan
+from core.signals import (
+    DEFAULT_CONFIG,
+    FILTER_FLAGS,
+    MAX_DIGIT_MARKERS,
+    Level,
+    ScanConfig,
+    SignalRecord,
+    scan,
+)
 
 
 def texts(record: SignalRecord, kind: str) -> list[str]:
@@ -480,6 +488,12 @@ def test_too_short_and_too_long() -> None:
     record = scan(long_text)
     assert record.filters == ("too_long",)
     assert record.evidence == ()  # not scanned at all
+
+
+def test_digit_markers_are_bounded_on_long_lists() -> None:
+    record = scan("12:30 " * 1000)
+    assert len(record.temporal) == MAX_DIGIT_MARKERS
+    assert record.density.number_share == 1.0  # every token is a number; all are counted
 
 
 def test_config_changes_thresholds() -> None:
