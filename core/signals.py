@@ -198,7 +198,17 @@ _ENTITIES = itemgetter(1)
 _MASK = itemgetter(2)
 _EFFECTS = itemgetter(3)
 _ZEROS = repeat(0)
-_DEADLINE_PREFIXES: Final[tuple[str, ...]] = ("by ", "before ", "until ", "due ", "no later than ")
+_DEADLINE_PREFIXES: Final[tuple[str, ...]] = (
+    "by ",
+    "before ",
+    "until ",
+    "due ",
+    "no later than ",
+    "By ",
+    "Before ",
+    "Until ",
+    "Due ",
+)
 MAX_DIGIT_MARKERS: Final = 16  # digit-based temporal markers examined per turn
 _CODE_SYMBOLS: Final[tuple[str, ...]] = ("{", "}", ";", "=", "(", ")", "[", "]", "<", ">", "$")
 # mask bits -> constant parts of reasons and channels, precomputed for every combination
@@ -410,18 +420,23 @@ def _unknown_words(
                 kind = "year"
             else:
                 kind = _digit_kind(word)
+            # what precedes it (its first occurrence: the pass keeps no positions)
+            at = text.find(word)
+            before = text[at - 14 if at > 14 else 0 : at]
             marker = word
-            if kind == "duration" and ("in " + word in text or "In " + word in text):
+            if kind == "duration" and before.endswith(("in ", "In ")):
                 kind = "in_n_units"
-                marker = ("in " if "in " + word in text else "In ") + word
+                marker = text[at - 3 : at + len(word)]
             evidence.append(_new(Evidence, ("temporal", kind, marker)))
             temporal += 1
             bits |= sp.TEMPORAL
-            for prefix in _DEADLINE_PREFIXES:  # "by 5pm", "due 2024-06-12"
-                if prefix + word in text:
-                    evidence.append(_new(Evidence, ("commitment", "deadline", prefix + word)))
-                    bits |= sp.COMMITMENT
-                    break
+            if before.endswith(_DEADLINE_PREFIXES):  # "by 5pm", "due 2024-06-12"
+                for prefix in _DEADLINE_PREFIXES:
+                    if before.endswith(prefix):
+                        deadline = text[at - len(prefix) : at + len(word)]
+                        evidence.append(_new(Evidence, ("commitment", "deadline", deadline)))
+                        bits |= sp.COMMITMENT
+                        break
         elif word.isupper():
             # an ordinary word in capitals is shouting; a short unknown one an acronym ("TOML")
             if word in sp.SHOUTS or word in sp.WORD_WEIGHT:
