@@ -12,7 +12,8 @@ searches touch only one namespace's points, so that is fast at memory-store size
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Sequence
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,7 @@ from projections.retrieval.port import (
     TENANT_FIELD,
     CollectionSpec,
     MemoryPoint,
+    PointKey,
     RawHit,
     RetrievalStore,
     Scope,
@@ -237,7 +239,7 @@ class EdgeRetrievalStore(RetrievalStore):
                     limit=limit,
                     query=qe.Query.Nearest(dense, using=DENSE),
                     filter=flt,
-                    with_payload=True,
+                    with_payload=False,
                 )
             )
         if sparse:
@@ -248,7 +250,7 @@ class EdgeRetrievalStore(RetrievalStore):
                         qe.SparseVector(list(sparse.indices), list(sparse.values)), using=SPARSE
                     ),
                     filter=flt,
-                    with_payload=True,
+                    with_payload=False,
                     # IDF over this tenant's memories only, not the whole shard.
                     params=qe.SearchParams(
                         idf=qe.IdfParams(corpus=_namespace_filter(scope.namespace))
@@ -264,10 +266,17 @@ class EdgeRetrievalStore(RetrievalStore):
             if len(requests) > 1
             else [shard.query(requests[0])]
         )
-        channels = [[RawHit(float(p.score), p.payload or {}) for p in res] for res in results]
+        # Payloads are read afterwards for the survivors only (see RawHit).
+        # UUID.__hash__ is Python code; its int hashes in C (this loop sees every candidate).
+        channels = [[RawHit(p.id.int, p.score) for p in res] for res in results]
         dense_hits = channels.pop(0) if dense is not None else []
         sparse_hits = channels.pop(0) if sparse else []
         return dense_hits, sparse_hits
+
+    def fetch_payloads(self, point_ids: Sequence[PointKey]) -> dict[PointKey, Mapping[str, Any]]:
+        ids: list[Any] = [uuid.UUID(int=k) if isinstance(k, int) else k for k in point_ids]
+        records = self._open().retrieve(ids, with_payload=True, with_vector=False)
+        return {r.id.int: r.payload for r in records if r.payload is not None}
 
     # checkpoints
 

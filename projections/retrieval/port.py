@@ -28,6 +28,12 @@ Types
     advance_checkpoint(partition, offset) -> int                       # value now stored
     close() -> None                                                    # also a context manager
 
+Adapters implement the abstract ones plus two primitives the search methods share:
+``query_channels(scope, dense, sparse, limit) -> (list[RawHit], list[RawHit])`` and
+``fetch_payloads(point_ids)``. Channels may come back without payloads; the port then
+reads payloads only for the ``limit`` hits that survive fusion, and re-checks the scope
+on them in Python (a write between scoring and reading cannot leak a filtered point).
+
 Tenant isolation lives here, in the data layer: every read goes through a ``Scope`` whose
 namespace the adapters turn into a store-side filter condition, and point ids are
 ``uuid5(namespace + memory_id)`` so ``get``/``delete`` by id cannot reach another tenant's
@@ -52,6 +58,7 @@ file can drift from the data. Namespace filters exclude them from every read.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
 import uuid
@@ -76,6 +83,7 @@ SPARSE: Final = "sparse"
 #: uuid5 namespaces; fixed forever, or every stored point id changes.
 POINT_ID_NAMESPACE = uuid.UUID("6f1d4a52-8a5e-5d0c-9a53-2c1b7e0f4a11")
 CHECKPOINT_ID_NAMESPACE = uuid.UUID("0b6f2e31-4c7d-5a8e-b1f0-93d2a6c4e5b7")
+_POINT_NS_BYTES = POINT_ID_NAMESPACE.bytes
 
 #: payload keys of a checkpoint point (it has no ``namespace`` key, so no Scope matches it)
 CHECKPOINT_FLAG = "_checkpoint"
@@ -92,8 +100,16 @@ DenseInput = Sequence[float] | NDArray[np.floating[Any]]
 
 
 def point_id(namespace: str, memory_id: str) -> str:
-    """Deterministic Qdrant point id: the same memory always lands on the same point."""
-    return str(uuid.uuid5(POINT_ID_NAMESPACE, f"{namespace}\x1f{memory_id}"))
+    """Deterministic Qdrant point id, ``uuid5(POINT_ID_NAMESPACE, namespace + "\x1f" +
+    memory_id)``: the same memory always lands on the same point. Computed by hand
+    because ``uuid.uuid5`` builds a ``UUID`` object, a third of the cost of an upsert."""
+    digest = bytearray(
+        hashlib.sha1(_POINT_NS_BYTES + f"{namespace}\x1f{memory_id}".encode()).digest()[:16]
+    )
+    digest[6] = (digest[6] & 0x0F) | 0x50  # version 5
+    digest[8] = (digest[8] & 0x3F) | 0x80  # RFC 4122 variant
+    h = digest.hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
 def checkpoint_point_id(partition: int) -> str:
@@ -236,6 +252,22 @@ class Scope:
         if self.valid_at is not None and not math.isfinite(self.valid_at):
             raise ValueError("valid_at must be a finite epoch time")
 
+    def admits(self, raw: Mapping[str, Any]) -> bool:
+        """The same test in Python, on a stored payload: re-checks payloads read after the
+        search (a concurrent write may have changed them in between)."""
+        if raw.get(TENANT_FIELD) != self.namespace:
+            return False
+        for key, values in self.keyword_conditions():
+            if raw.get(key) not in values:
+                return False
+        if self.valid_at is not None:
+            start, end = raw.get("valid_from"), raw.get("valid_until")
+            if (start is not None and start > self.valid_at) or (
+                end is not None and end <= self.valid_at
+            ):
+                return False
+        return True
+
     def keyword_conditions(self) -> list[tuple[str, tuple[str, ...]]]:
         """(field, allowed values) pairs besides the namespace."""
         pairs = [
@@ -311,10 +343,11 @@ def dense_list(vector: DenseInput, dim: int) -> list[float]:
     if isinstance(vector, np.ndarray):
         values: list[float] = vector.astype(np.float64).ravel().tolist()
     else:
-        values = [float(x) for x in vector]
+        values = list(vector)
     if len(values) != dim:
         raise ValueError(f"dense vector has {len(values)} dims, the collection has {dim}")
-    if not all(math.isfinite(v) for v in values):
+    # One C-speed pass: NaN or infinity anywhere makes the sum non-finite.
+    if not math.isfinite(sum(values)):
         raise ValueError("dense vector contains NaN or infinity")
     return values
 
@@ -381,43 +414,45 @@ def decode_point(
     )
 
 
+#: a point id in whatever form is cheapest for the adapter to hash (edge: the UUID's
+#: 128-bit int, qdrant-client: the string); fusion only compares them within one search.
+PointKey = str | int
+
+
 @dataclass(frozen=True, slots=True)
 class RawHit:
-    """A channel result as the adapter got it; decoded into a ``Hit`` only if it survives
-    fusion (most candidates do not, and decoding is the expensive part in Python)."""
+    """A channel result as an adapter got it. ``payload`` may be left out: the port then
+    fetches payloads only for the hits that survive fusion (most candidates do not, and
+    reading payloads is the dominant cost of an in-process search)."""
 
+    point_id: PointKey
     score: float
-    payload: Mapping[str, Any]
-
-    @property
-    def memory_id(self) -> str:
-        return str(self.payload["memory_id"])
+    payload: Mapping[str, Any] | None = None
 
 
-def _hit(raw: RawHit, score: float, dense: ChannelScore | None, sparse: ChannelScore | None) -> Hit:
-    memory_id, namespace, payload, position = decode_payload(raw.payload)
-    return Hit(
-        memory_id=memory_id,
-        namespace=namespace,
-        score=score,
-        payload=payload,
-        position=position,
-        dense=dense,
-        sparse=sparse,
-    )
+@dataclass(frozen=True, slots=True)
+class Ranked:
+    """A fused (or single-channel) result before its payload is attached."""
+
+    point_id: PointKey
+    score: float
+    dense: ChannelScore | None
+    sparse: ChannelScore | None
+    payload: Mapping[str, Any] | None = None
 
 
-def channel_hits(which: Literal["dense", "sparse"], raws: Sequence[RawHit]) -> list[Hit]:
-    """Hits of one channel, ranked as the store returned them."""
+def rank_channel(which: Literal["dense", "sparse"], raws: Sequence[RawHit]) -> list[Ranked]:
+    """One channel's results, ranked as the store returned them."""
     out = []
     for rank, raw in enumerate(raws, start=1):
         channel = ChannelScore(rank, raw.score)
         out.append(
-            _hit(
-                raw,
+            Ranked(
+                raw.point_id,
                 raw.score,
                 channel if which == DENSE else None,
                 channel if which == SPARSE else None,
+                raw.payload,
             )
         )
     return out
@@ -425,26 +460,33 @@ def channel_hits(which: Literal["dense", "sparse"], raws: Sequence[RawHit]) -> l
 
 def fuse_rrf(
     dense: Sequence[RawHit], sparse: Sequence[RawHit], *, limit: int, k: int = RRF_K
-) -> list[Hit]:
-    """Reciprocal rank fusion of two channels; ties go to the better single rank, then to
-    the memory id, so the order is deterministic."""
-    channels: dict[str, list[ChannelScore | None]] = {}
-    raws: dict[str, RawHit] = {}
-    for slot, hits in enumerate((dense, sparse)):
+) -> list[Ranked]:
+    """Reciprocal rank fusion: ``sum(1 / (k + rank))`` over the channels a point is in.
+    Ties go to the better single rank, then to the point id, so the order is stable."""
+    fused: dict[PointKey, float] = {}
+    best: dict[PointKey, int] = {}
+    in_dense: dict[PointKey, tuple[int, RawHit]] = {}
+    in_sparse: dict[PointKey, tuple[int, RawHit]] = {}
+    for seen, hits in ((in_dense, dense), (in_sparse, sparse)):
         for rank, raw in enumerate(hits, start=1):
-            mid = raw.memory_id
-            raws.setdefault(mid, raw)
-            channels.setdefault(mid, [None, None])[slot] = ChannelScore(rank, raw.score)
-
-    def key(mid: str) -> tuple[float, int, str]:
-        ranks = [c.rank for c in channels[mid] if c is not None]
-        return (-sum(1.0 / (k + r) for r in ranks), min(ranks), mid)
-
+            pid = raw.point_id
+            seen[pid] = (rank, raw)
+            fused[pid] = fused.get(pid, 0.0) + 1.0 / (k + rank)
+            best[pid] = min(best.get(pid, rank), rank)
+    order = sorted(fused, key=lambda pid: (-fused[pid], best[pid], str(pid)))
     out = []
-    for mid in sorted(channels, key=key)[:limit]:
-        d, s = channels[mid]
-        fused = sum(1.0 / (k + c.rank) for c in (d, s) if c is not None)
-        out.append(_hit(raws[mid], fused, d, s))
+    for pid in order[:limit]:
+        d, s = in_dense.get(pid), in_sparse.get(pid)
+        payload = (d[1].payload if d else None) or (s[1].payload if s else None)
+        out.append(
+            Ranked(
+                pid,
+                fused[pid],
+                ChannelScore(d[0], d[1].score) if d else None,
+                ChannelScore(s[0], s[1].score) if s else None,
+                payload,
+            )
+        )
     return out
 
 
@@ -546,7 +588,7 @@ class RetrievalStore(ABC):
         dense_hits, sparse_hits = self.query_channels(
             scope, dense_list(dense, self.spec.dim), sparse if sparse else None, depth
         )
-        return fuse_rrf(dense_hits, sparse_hits, limit=limit)
+        return self._hits(scope, fuse_rrf(dense_hits, sparse_hits, limit=limit))
 
     def dense_search(
         self,
@@ -563,7 +605,7 @@ class RetrievalStore(ABC):
         scope = _scope(namespace, statuses, tiers, categories, kinds, valid_at)
         _check_limit(limit)
         hits, _ = self.query_channels(scope, dense_list(dense, self.spec.dim), None, limit)
-        return channel_hits(DENSE, hits)
+        return self._hits(scope, rank_channel(DENSE, hits))
 
     def sparse_search(
         self,
@@ -582,7 +624,33 @@ class RetrievalStore(ABC):
         if not sparse:
             return []
         _, hits = self.query_channels(scope, None, sparse, limit)
-        return channel_hits(SPARSE, hits)
+        return self._hits(scope, rank_channel(SPARSE, hits))
+
+    @abstractmethod
+    def fetch_payloads(self, point_ids: Sequence[PointKey]) -> dict[PointKey, Mapping[str, Any]]:
+        """Payloads of these point ids (missing ones left out)."""
+
+    def _hits(self, scope: Scope, ranked: Sequence[Ranked]) -> list[Hit]:
+        missing = [r.point_id for r in ranked if r.payload is None]
+        fetched = self.fetch_payloads(missing) if missing else {}
+        hits = []
+        for r in ranked:
+            raw = r.payload if r.payload is not None else fetched.get(r.point_id)
+            if raw is None or not scope.admits(raw):
+                continue  # deleted or changed since it was scored
+            memory_id, namespace, payload, position = decode_payload(raw)
+            hits.append(
+                Hit(
+                    memory_id=memory_id,
+                    namespace=namespace,
+                    score=r.score,
+                    payload=payload,
+                    position=position,
+                    dense=r.dense,
+                    sparse=r.sparse,
+                )
+            )
+        return hits
 
     # checkpoints
 

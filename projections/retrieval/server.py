@@ -12,7 +12,7 @@ forward-only checkpoints, and scoped IDF (``SearchParams.idf``) for the sparse c
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,7 @@ from projections.retrieval.port import (
     TENANT_FIELD,
     CollectionSpec,
     MemoryPoint,
+    PointKey,
     RawHit,
     RetrievalStore,
     Scope,
@@ -266,15 +267,23 @@ class ServerRetrievalStore(RetrievalStore):
             )
         if not requests:
             return [], []
-        # One round trip for both channels.
+        # One round trip for both channels, payloads included: over a network a second
+        # round trip for the survivors' payloads would cost more than it saves.
         responses = self._c().query_batch_points(self.collection_name, requests)
         channels = [
-            [RawHit(float(p.score), p.payload or {}) for p in response.points]
+            [RawHit(str(p.id), p.score, p.payload) for p in response.points]
             for response in responses
         ]
         dense_hits = channels.pop(0) if dense is not None else []
         sparse_hits = channels.pop(0) if sparse else []
         return dense_hits, sparse_hits
+
+    def fetch_payloads(self, point_ids: Sequence[PointKey]) -> dict[PointKey, Mapping[str, Any]]:
+        ids: list[qm.ExtendedPointId] = [str(p) for p in point_ids]
+        records = self._c().retrieve(
+            self.collection_name, ids, with_payload=True, with_vectors=False
+        )
+        return {str(r.id): r.payload for r in records if r.payload is not None}
 
     # checkpoints
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import uuid
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -22,11 +23,12 @@ from projections.retrieval import (
     LogPosition,
     MemoryPayload,
     MemoryPoint,
+    RawHit,
     RetrievalStore,
     fuse_rrf,
     point_id,
 )
-from projections.retrieval.port import RawHit, encode_payload
+from projections.retrieval.port import POINT_ID_NAMESPACE
 
 OpenStore = Callable[[CollectionSpec], RetrievalStore]
 
@@ -130,6 +132,8 @@ def test_get_without_vectors(store: RetrievalStore) -> None:
 
 
 def test_point_ids_are_deterministic_and_namespaced() -> None:
+    for ns, mid in [("a", "m"), ("tenant-7", "mem:é/1"), ("x" * 100, "")]:
+        assert point_id(ns, mid) == str(uuid.uuid5(POINT_ID_NAMESPACE, f"{ns}\x1f{mid}"))
     assert point_id("a", "m") == point_id("a", "m")
     assert point_id("a", "m") != point_id("b", "m")
     assert point_id("a", "m1") != point_id("a", "m")
@@ -403,20 +407,17 @@ def test_hybrid_search_ranks_exact_keyword_match_first(open_store: OpenStore) ->
 
 
 def test_fuse_rrf_arithmetic() -> None:
-    def raw(mid: str, score: float) -> RawHit:
-        return RawHit(score, encode_payload(mk(mid)))
-
-    dense = [raw("a", 0.9), raw("b", 0.8), raw("c", 0.7)]
-    sparse = [raw("c", 5.0), raw("d", 4.0)]
+    dense = [RawHit("a", 0.9), RawHit("b", 0.8), RawHit("c", 0.7)]
+    sparse = [RawHit("c", 5.0), RawHit("d", 4.0)]
     fused = fuse_rrf(dense, sparse, limit=10)
-    assert ids(fused) == ["c", "a", "b", "d"]
+    assert [r.point_id for r in fused] == ["c", "a", "b", "d"]
     c = fused[0]
     assert c.score == pytest.approx(1 / 63 + 1 / 61)
     assert c.dense is not None and c.sparse is not None
     assert (c.dense.rank, c.dense.score, c.sparse.rank, c.sparse.score) == (3, 0.7, 1, 5.0)
-    # a (dense rank 1) and d (sparse rank 2) differ; a and a twin would tie -> memory id.
-    assert fused[1].score == pytest.approx(1 / 61)
-    assert ids(fuse_rrf(dense, sparse, limit=2)) == ["c", "a"]
+    # a (dense rank 1), then b (dense rank 2) and d (sparse rank 2) tied, broken by id.
+    assert [r.score for r in fused[1:]] == pytest.approx([1 / 61, 1 / 62, 1 / 62])
+    assert [r.point_id for r in fuse_rrf(dense, sparse, limit=2)] == ["c", "a"]
     assert fuse_rrf([], [], limit=3) == []
 
 
