@@ -1577,8 +1577,9 @@ def _word_weights() -> dict[str, int]:
     out: dict[str, int] = {}
     for weight, words in ((COMMON_WEIGHT, COMMON_WORDS), (STOP_WEIGHT, STOPWORDS)):
         for w in words:
-            for spelling in (w, w.capitalize(), w.upper()):
-                for suffix in ("", ".", ",", "!", "?", ";", ":", "...", "!!", "?!", ")"):
+            for spelling in (w, w.capitalize()):
+                # the common trailing marks only: a small table stays in cache between turns
+                for suffix in ("", ".", ",", "!", "?"):
                     out[spelling + suffix] = weight
     return out
 
