@@ -1420,7 +1420,6 @@ LEX_RE: Final[re.Pattern[str]] = re.compile(
     " (" + _trie_regex(HITS, upper_extra=_NAME + "|" + _CAPS + "|" + _DIGITS) + ")"
 )
 
-SHOUTS: Final[frozenset[str]] = frozenset(w.upper() for w in SHOUT_WORDS)
 NOT_NAMES_CAPITALISED: Final[frozenset[str]] = frozenset(w.capitalize() for w in NOT_NAMES)
 
 # Run only after a trigger word: the precise prompt-injection phrasings. Deliberately narrow
@@ -1585,3 +1584,9 @@ def _word_weights() -> dict[str, int]:
 
 
 WORD_WEIGHT: Final[Mapping[str, int]] = _word_weights()
+
+# All-caps spellings that are shouting rather than acronyms: the listed loud words and any
+# function or frequent word written in capitals ("NAME", "NEVER").
+SHOUTS: Final[frozenset[str]] = frozenset(
+    w.upper() for w in (*SHOUT_WORDS, *STOPWORDS, *COMMON_WORDS)
+)

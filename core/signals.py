@@ -439,7 +439,7 @@ def _unknown_words(
                         break
         elif word.isupper():
             # an ordinary word in capitals is shouting; a short unknown one an acronym ("TOML")
-            if word in sp.SHOUTS or word in sp.WORD_WEIGHT:
+            if word in sp.SHOUTS:
                 shouts += 1
             elif len(word) <= 5:
                 entities.append(_new(Entity, (word, "acronym", word)))
