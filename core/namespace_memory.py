@@ -30,6 +30,16 @@ class NamespaceMemory:
 
     def __post_init__(self) -> None:
         self._matrix = np.zeros((0, self.embedder.dim), dtype=np.float32)
+        self._recent: dict[str, NDArray[np.float32]] = {}
+
+    def embed(self, text: str) -> NDArray[np.float32]:
+        """The text's vector; the gate and the apply of the resulting event share one call."""
+        vector = self._recent.get(text)
+        if vector is None:
+            if len(self._recent) >= 256:
+                self._recent.clear()
+            vector = self._recent[text] = self.embedder.embed([text])[0]
+        return vector
 
     def apply(self, env: Envelope[Any]) -> MemoryState | None:
         mid = memory_id_of(env)
@@ -46,7 +56,7 @@ class NamespaceMemory:
         if after.subject and after.slot:
             self.by_slot.setdefault((after.subject, after.slot), set()).add(mid)
         if before is None or before.text != after.text:
-            self._set_vector(mid, self.embedder.embed([after.text])[0])
+            self._set_vector(mid, self.embed(after.text))
         self._active[self._rows[mid]] = after.active
         return after
 

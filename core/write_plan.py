@@ -194,7 +194,7 @@ def _plan_fact(
             )
         ]
 
-    vector = memory.embedder.embed([fact.text])[0]
+    vector = memory.embed(fact.text)
     holder = memory.slot_holder(fact.subject, fact.slot, vector)
     refines = holder is not None and covers(fact.text, holder.text)
     decision = decide(memory.closest(vector), holder, gate, refines_slot=refines)

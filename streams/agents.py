@@ -21,8 +21,9 @@ from infra.settings import Settings
 from schemas.envelope import Envelope
 from schemas.topics import BY_ROLE
 from streams.extraction import Extractor, make_extractor
-from streams.intake import IntakeStats, decoded, send_dead_letter
-from streams.partition_state import PartitionStates, load_partition
+from streams.intake import DeadLetters, IntakeStats, decoded
+from streams.partition_state import PartitionState, PartitionStates, load_partition
+from streams.sinks import ProducerSink, Sink
 from streams.write_path import WritePath
 
 log = logging.getLogger("memstream.agents")
@@ -50,18 +51,19 @@ def register_agent(
     name: str,
     handler: Handler,
     stats: IntakeStats,
+    sink: Sink,
 ) -> Any:
-    dlq = topics["dlq"]
+    dlq = DeadLetters(sink, topics["dlq"].get_topic_name(), name)
     expected = frozenset(BY_ROLE[role].event_types)
     limits = settings.limits
 
     async def agent(stream: Any) -> None:
-        async for event, env in decoded(stream, dlq, name, limits, stats, expected):
+        async for event, env in decoded(stream, dlq, limits, stats, expected):
             try:
                 await handler(env, event)
             except Exception as e:
                 log.exception("%s failed on %s %s; dead-lettering it", name, env.type, env.event_id)
-                await send_dead_letter(dlq, event.message, e, name)
+                await dlq.send(event.message, e)
 
     agent.__name__ = name.replace("-", "_")
     # concurrency=1: one task per partition keeps a tenant's events in order.
@@ -85,7 +87,7 @@ def extractor_for(settings: Settings) -> Extractor:
 
 
 def register_write_path(
-    app: faust.App, topics: Any, settings: Settings, states: PartitionStates
+    app: faust.App, topics: Any, settings: Settings, states: PartitionStates, sink: Sink
 ) -> WritePath:
     write_path = WritePath(
         app,
@@ -99,6 +101,7 @@ def register_write_path(
             idle_seconds=settings.buffer_idle_seconds,
         ),
         GateConfig(),
+        sink,
     )
 
     async def write_path_agent(stream: Any) -> None:
@@ -111,7 +114,14 @@ def register_write_path(
     return write_path
 
 
-def register_agents(app: faust.App, topics: Any, settings: Settings) -> dict[str, Any]:
+def register_agents(
+    app: faust.App,
+    topics: Any,
+    settings: Settings,
+    sink: Sink | None = None,
+    state_loader: Callable[[int], Awaitable[PartitionState]] | None = None,
+) -> dict[str, Any]:
+    sink = sink or ProducerSink(app)
     memory_log = topics["memory_log"].get_topic_name()
     embedder = HashingEmbedder()
 
@@ -120,7 +130,7 @@ def register_agents(app: faust.App, topics: Any, settings: Settings) -> dict[str
             settings.bootstrap(), memory_log, partition, embedder, settings.limits
         )
 
-    states = PartitionStates(load)
+    states = PartitionStates(state_loader or load)
 
     async def revoked(sender: Any, revoked: set[Any], **_kw: Any) -> None:
         states.drop({tp.partition for tp in revoked})
@@ -128,9 +138,9 @@ def register_agents(app: faust.App, topics: Any, settings: Settings) -> dict[str
     app.on_partitions_revoked.connect(revoked)  # type: ignore[arg-type]
     handles: dict[str, Any] = {
         "states": states,
-        "write_path": register_write_path(app, topics, settings, states),
+        "write_path": register_write_path(app, topics, settings, states, sink),
     }
     for role, name in INPUT_AGENTS.items():
         handles[name] = IntakeStats()
-        register_agent(app, topics, settings, role, name, _accept, handles[name])
+        register_agent(app, topics, settings, role, name, _accept, handles[name], sink)
     return handles

@@ -4,6 +4,7 @@ so tests and benchmarks can build as many as they need)."""
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,6 +12,8 @@ import faust
 
 from infra.settings import Settings
 from infra.topics import topic_names
+from streams.partition_state import PartitionState
+from streams.sinks import Sink
 
 
 @dataclass
@@ -32,7 +35,10 @@ def create_app(
     *,
     web_port: int | None = None,
     datadir: str | None = None,
+    sink: Sink | None = None,
+    state_loader: Callable[[int], Awaitable[PartitionState]] | None = None,
 ) -> tuple[faust.App, Topics]:
+    """``sink`` and ``state_loader`` replace Kafka in ``agent.test_context()`` tests."""
     brokers = ";".join(f"kafka://{b}" for b in settings.bootstrap().split(","))
     app = faust.App(
         app_id(settings),
@@ -70,5 +76,5 @@ def create_app(
     )
     from streams.agents import register_agents
 
-    register_agents(app, topics, settings)
+    app.memstream = register_agents(app, topics, settings, sink, state_loader)  # type: ignore[attr-defined]
     return app, topics

@@ -10,6 +10,7 @@ from schemas._fields import utc_now
 from schemas.envelope import Envelope, Limits, decode
 from schemas.errors import EventValidationError
 from streams.deadletter import dead_letter_from, encode_dead_letter
+from streams.sinks import Sink
 
 
 @dataclass
@@ -36,17 +37,21 @@ def dead_letter_record(
     return message.key, value, headers
 
 
-async def send_dead_letter(dlq: Any, message: Any, error: Exception, agent: str) -> None:
-    key, value, headers = dead_letter_record(message, error, agent)
-    # Sending through the topic (not the raw producer) ties the send to this event:
-    # faust commits the source offset only once the dead letter is acknowledged.
-    await dlq.send(key=key, value=value, headers=headers)
+class DeadLetters:
+    """Sends an agent's rejects to the dead-letter topic and waits until they are durable,
+    so the source offset is committed only after its dead letter exists."""
+
+    def __init__(self, sink: Sink, topic: str, agent: str) -> None:
+        self.sink, self.topic, self.agent = sink, topic, agent
+
+    async def send(self, message: Any, error: Exception) -> None:
+        key, value, headers = dead_letter_record(message, error, self.agent)
+        await (await self.sink.send(self.topic, key, value, headers=headers))
 
 
 async def decoded(
     stream: Any,
-    dlq: Any,
-    agent: str,
+    dlq: DeadLetters,
     limits: Limits,
     stats: IntakeStats | None = None,
     expected_types: frozenset[str] | None = None,
@@ -64,7 +69,7 @@ async def decoded(
                     "wrong_topic", f"{env.type} does not belong on {message.topic}", "type"
                 )
         except EventValidationError as e:
-            await send_dead_letter(dlq, message, e, agent)
+            await dlq.send(message, e)
             if stats:
                 stats.dead_lettered += 1
             continue

@@ -31,6 +31,7 @@ from schemas.events import ConversationTurn
 from streams.extraction import Extractor
 from streams.intake import dead_letter_record
 from streams.partition_state import PartitionState, PartitionStates, SessionBuffer
+from streams.sinks import Sink
 
 log = logging.getLogger("memstream.write_path")
 
@@ -65,8 +66,10 @@ class WritePath:
         extractor: Extractor,
         buffer_config: BufferConfig,
         gate_config: GateConfig,
+        sink: Sink,
     ) -> None:
         self.app = app
+        self.sink = sink
         self.settings = settings
         self.states = states
         self.extractor = extractor
@@ -215,13 +218,12 @@ class WritePath:
             self.stats.llm_calls += flush.llm_calls
             for env in events:
                 pending.append(
-                    await self.app.producer.send(
+                    await self.sink.send(
                         self.memory_topic,
                         env.key,
                         encode(env),
-                        job.state.partition,
-                        None,
-                        record_headers(env),
+                        partition=job.state.partition,
+                        headers=record_headers(env),
                     )
                 )
         return pending
@@ -237,7 +239,7 @@ class WritePath:
     async def _dead_letter(self, message: Any, error: Exception) -> Awaitable[Any]:
         self.stats.dead_lettered += 1
         key, value, headers = dead_letter_record(message, error, AGENT)
-        return await self.app.producer.send(self.dlq_topic, key, value, None, None, headers)
+        return await self.sink.send(self.dlq_topic, key, value, headers=headers)
 
 
 async def _nothing() -> None:

@@ -67,7 +67,8 @@ def _for_type(tp: Any, meta: typing.Mapping[str, Any]) -> st.SearchStrategy[Any]
     if origin is Literal:
         return st.sampled_from(get_args(tp))
     if origin is list:
-        return st.lists(for_type(get_args(tp)[0], {}), max_size=min(meta.get("max_len", 4), 4))
+        low = meta.get("min_len", 0)
+        return st.lists(for_type(get_args(tp)[0], {}), min_size=low, max_size=max(low, min(meta.get("max_len", 4), 4)))
     if origin is dict:
         return st.dictionaries(clean_text, json_values, max_size=4)
     if tp is Any:
