@@ -43,6 +43,10 @@ class Settings:
     openai_api_key: str | None = None
     openai_base_url: str | None = None
     openai_model: str = "gpt-4.1-mini"
+    openai_timeout_s: float = 30.0
+    openai_max_retries: int = 3
+    openai_backoff_s: float = 0.5
+    openai_max_concurrency: int = 4
     # retrieval
     qdrant_url: str | None = None
     extra: dict[str, str] = field(default_factory=dict)

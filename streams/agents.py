@@ -8,6 +8,7 @@ the dead-letter topic as ``agent_error`` with its original bytes.
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from typing import Any
@@ -72,7 +73,8 @@ def register_agent(
 
 def extractor_for(settings: Settings) -> Extractor:
     """The LLM extractor when a key (or an OpenAI-compatible base URL) is configured, else rules."""
-    if not (settings.openai_api_key or settings.openai_base_url):
+    api_key = settings.openai_api_key or os.environ.get("OPENAI_API_KEY")
+    if not (api_key or settings.openai_base_url):
         return make_extractor("rules")
     from streams.llm_extractor import LLMSettings
 
@@ -81,7 +83,11 @@ def extractor_for(settings: Settings) -> Extractor:
         LLMSettings(
             model=settings.openai_model,
             base_url=settings.openai_base_url,
-            api_key=settings.openai_api_key,
+            api_key=api_key,
+            timeout_s=settings.openai_timeout_s,
+            max_retries=settings.openai_max_retries,
+            backoff_base_s=settings.openai_backoff_s,
+            max_concurrency=settings.openai_max_concurrency,
         ),
     )
 

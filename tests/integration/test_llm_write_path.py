@@ -1,0 +1,118 @@
+"""The LLM write path end to end: worker -> real openai client -> fake Responses server.
+
+Each session fails in its own way (rate limit, server errors, malformed output, a
+timeout); every turn is still extracted exactly once, and the extraction record says
+which extractor produced what and whether it fell back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import Counter
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from consumers.producer import AsyncProducer
+from infra.settings import Settings
+from infra.topics import ensure_topics
+from tests.fakes.responses_server import (
+    Delay,
+    Derive,
+    FakeResponsesServer,
+    Malformed,
+    RateLimited,
+    ServerError,
+    serve_in_thread,
+)
+from tests.harness import WorkerProcess
+from tests.integration.test_write_path import covered, memory_log
+
+T0 = datetime(2024, 3, 1, 9, tzinfo=UTC)
+SESSIONS = {
+    "s-ok": "fine",
+    "s-429": "rate limited once",
+    "s-500": "always 500",
+    "s-bad": "malformed once",
+    "s-slow": "slow once",
+}
+attempts: Counter[str] = Counter()
+
+
+def chooser(body: dict[str, Any]) -> Any:
+    text = str(body.get("input"))
+    session = next((s for s in SESSIONS if f"{s}-" in text), "s-ok")
+    attempts[session] += 1
+    first = attempts[session] == 1
+    if session == "s-429" and first:
+        return RateLimited(retry_after=0.1)
+    if session == "s-500":
+        return ServerError(500)
+    if session == "s-bad" and first:
+        return Malformed()
+    if session == "s-slow" and first:
+        return Delay(3.0, Derive())
+    return Derive()
+
+
+@pytest.fixture(scope="module")
+def fake_llm() -> Iterator[FakeResponsesServer]:
+    with serve_in_thread(default=chooser) as server:
+        yield server
+
+
+async def test_every_failure_mode_and_no_turn_lost(
+    settings: Settings, fake_llm: FakeResponsesServer, namespace: str, tmp_path: Path
+) -> None:
+    own = settings.with_(topic_prefix="msllm")
+    await ensure_topics(own.bootstrap(), own.topic_prefix, own.partitions)
+    worker = WorkerProcess(
+        own,
+        tmp_path / "w",
+        openai_base_url=fake_llm.base_url,
+        openai_api_key="test-key",
+        openai_timeout_s="1",
+        openai_max_retries="2",
+        openai_backoff_s="0.05",
+    ).start()
+    try:
+        async with AsyncProducer(own) as p:
+            for i, session in enumerate(SESSIONS):
+                await p.turn(
+                    namespace=namespace,
+                    session_id=session,
+                    turn_id=f"{session}-t0",
+                    role="user",
+                    speaker="Ann",
+                    text=f"I live in city number {i} and my favorite color is shade {i}.",
+                    occurred_at=T0 + timedelta(minutes=i),
+                )
+        deadline = time.monotonic() + 60
+        while True:
+            log = await memory_log(own, namespace)
+            if len(covered(log)) >= len(SESSIONS) or time.monotonic() > deadline:
+                break
+            await asyncio.sleep(0.5)
+    finally:
+        worker.stop()
+    assert sorted(covered(log)) == sorted(f"{s}-t0" for s in SESSIONS)
+    heads = {
+        e.payload.turns[0].turn_id.rsplit("-t", 1)[0]: e.payload
+        for e in log
+        if e.type == "TurnsExtracted"
+    }
+    for session in ("s-ok", "s-429", "s-bad", "s-slow"):
+        ex = heads[session].extraction
+        assert ex is not None and not ex.fallback, session
+        assert ex.tokens_in > 0 and ex.model, session  # token accounting from the response usage
+    failed = heads["s-500"].extraction
+    assert failed is not None and failed.fallback and failed.fallback_reason
+    assert attempts["s-500"] == 3  # the first try and two retries, then the rule extractor
+    decided = Counter(e.session_id for e in log if e.type != "TurnsExtracted")
+    assert all(decided[s] >= 1 for s in SESSIONS)  # facts from the model, or from the fallback
+    created = [e for e in log if e.type == "MemoryCreated"]
+    assert all(e.payload.extraction.fallback == (e.session_id == "s-500") for e in created)
