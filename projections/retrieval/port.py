@@ -3,6 +3,7 @@
 Types
     ``MemoryPoint``   one memory as the store holds it: ids, dense + sparse vectors,
                       ``MemoryPayload`` and the ``LogPosition`` that last wrote it.
+                      ``MemoryPoint.build(...)`` takes the dense vector as an ndarray.
     ``Hit``           one search result with its fused score and, per channel, the
                       ``ChannelScore`` (1-based rank and raw score) that explains it.
     ``Scope``         the store-side filter of every read. Its namespace is mandatory.
