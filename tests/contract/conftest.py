@@ -24,20 +24,26 @@ ADAPTERS = ("edge", "server-local")
 OpenStore = Callable[[CollectionSpec], RetrievalStore]
 
 
-def make_store(adapter: str, root: Path, spec: CollectionSpec) -> RetrievalStore:
+def make_store(
+    adapter: str, root: Path, spec: CollectionSpec, *, persistent: bool = True
+) -> RetrievalStore:
     if adapter == "edge":
         return EdgeRetrievalStore(root / "edge", spec, max_search_threads=1)
     if adapter == "server-local":
         # Local mode is the stand-in for a server: same client API, same models.
-        return ServerRetrievalStore(spec, path=root / "qdrant-local")
+        # On disk it pickles every point into SQLite; in memory skips that where
+        # persistence is not under test.
+        return ServerRetrievalStore(spec, path=root / "qdrant-local" if persistent else ":memory:")
     raise ValueError(adapter)
 
 
-def _factory(adapter: str, root: Path) -> tuple[OpenStore, list[RetrievalStore]]:
+def _factory(
+    adapter: str, root: Path, *, persistent: bool = True
+) -> tuple[OpenStore, list[RetrievalStore]]:
     opened: list[RetrievalStore] = []
 
     def open_(spec: CollectionSpec) -> RetrievalStore:
-        store = make_store(adapter, root, spec)
+        store = make_store(adapter, root, spec, persistent=persistent)
         store.ensure_collection()
         opened.append(store)
         return store
@@ -63,7 +69,9 @@ def module_open_store(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[OpenStore]:
     """Like ``open_store`` but shared by a module, for data sets worth loading once."""
-    open_, opened = _factory(str(request.param), tmp_path_factory.mktemp("module-store"))
+    open_, opened = _factory(
+        str(request.param), tmp_path_factory.mktemp("module-store"), persistent=False
+    )
     yield open_
     for store in opened:
         store.close()
