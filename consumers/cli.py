@@ -8,8 +8,9 @@ import signal
 import sys
 import time
 from collections import Counter
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from infra.settings import ConfigError, Settings, load
 
@@ -192,6 +193,180 @@ def cmd_tail(args: argparse.Namespace) -> int:
     return asyncio.run(run())
 
 
+def _parse_time(value: str) -> datetime:
+    parsed = datetime.fromisoformat(value)
+    return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed
+
+
+def _print_table(columns: list[str], rows: list[tuple[Any, ...]], out: TextIO) -> None:
+    cells = [[("" if v is None else str(v)) for v in r] for r in rows]
+    widths = [min(60, max([len(c), *(len(r[i]) for r in cells)])) for i, c in enumerate(columns)]
+    out.write("  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True)).rstrip() + "\n")
+    out.write("  ".join("-" * w for w in widths) + "\n")
+    for r in cells:
+        out.write("  ".join(v[:w].ljust(w) for v, w in zip(r, widths, strict=True)).rstrip() + "\n")
+    out.write(f"({len(rows)} row{'s' if len(rows) != 1 else ''})\n")
+
+
+def cmd_sql(args: argparse.Namespace) -> int:
+    from consumers.analytics import open_analytics
+    from consumers.output import write_rows
+    from projections.user_sql import UserSQLError
+
+    settings = _settings(args)
+    try:
+        analytics = open_analytics(settings)
+    except FileNotFoundError as e:
+        print(f"memstream sql: {e}", file=sys.stderr)
+        return 2
+    try:
+        columns, rows = analytics.sql(args.query, limit=args.limit)
+    except UserSQLError as e:
+        print(f"memstream sql: {e}", file=sys.stderr)
+        return 2
+    finally:
+        analytics.close()
+    if args.format == "table":
+        _print_table(columns, rows, sys.stdout)
+    else:
+        write_rows(columns, rows, args.format, args.out)
+    return 0
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from consumers.progress import Progress
+    from projections.factory import ALL
+    from projections.layout import Layout
+    from projections.rebuild import rebuild
+    from streams.status import running_worker
+
+    settings = _settings(args)
+    layout = Layout(settings.data_path)
+    kinds = [k for k in ALL if k != "archive"] if args.projection == "all" else [args.projection]
+    until = _parse_time(args.until) if args.until else None
+    for kind in kinds:
+        version = layout.next_version(kind)
+        progress = Progress(
+            f"replay {kind}", enabled=None if args.progress == "auto" else args.progress == "on"
+        )
+        started = time.monotonic()
+        projection = asyncio.run(
+            rebuild(
+                kind,
+                settings,
+                version,
+                from_archive=args.from_archive,
+                until=until,
+                on_batch=progress.advance,
+            )
+        )
+        projection.close()
+        progress.close()
+        elapsed = time.monotonic() - started
+        where = layout.duckdb(version) if kind == "duckdb" else layout.qdrant(version)
+        print(f"{kind}: rebuilt {progress.count:,} records into {where} in {elapsed:.1f}s")
+        if until is None and not args.no_switch:
+            layout.switch(kind, version)
+            print(f"{kind}: CURRENT -> {version}")
+    if running_worker(settings.data_dir) and not args.no_switch and until is None:
+        print("a worker is running: it keeps its open version until it restarts")
+    return 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from consumers.analytics import RemoteAnalytics
+    from projections import factory
+    from projections.duckdb_projection import Digest, DuckDBProjection
+    from projections.qdrant_projection import QdrantProjection
+    from projections.rebuild import verify
+    from streams.status import running_worker
+
+    settings = _settings(args)
+    worker = running_worker(settings.data_dir)
+    if worker is not None:
+        remote = RemoteAnalytics(worker["api_url"], timeout=300)
+        live = remote.get("/projections/digest")
+        duck = live.get("duckdb")
+        duck_digest = (
+            Digest({(t, p): o for t, p, o in duck["positions"]}, duck["tables"]) if duck else None
+        )
+
+        def qdrant_digest(namespaces: list[str]) -> dict[str, str]:
+            return dict(
+                remote.get("/projections/digest", namespaces=",".join(namespaces)).get("qdrant")
+                or {}
+            )
+
+        report = asyncio.run(
+            verify(settings, duck_digest, qdrant_digest if "qdrant" in live else None)
+        )
+        remote.close()
+    else:
+        duck_live = factory.build("duckdb", settings)
+        q_live = factory.build("qdrant", settings)
+        assert isinstance(duck_live, DuckDBProjection) and isinstance(q_live, QdrantProjection)
+        try:
+            report = asyncio.run(verify(settings, duck_live.digest(), q_live.digest))
+        finally:
+            duck_live.close()
+            q_live.close()
+    for name, count in report.counts.items():
+        print(f"{name}: {count:,}")
+    for kind, diffs in report.differences.items():
+        print(f"{kind}: {'identical' if not diffs else f'{len(diffs)} difference(s)'}")
+        for d in diffs:
+            print(f"  {d}")
+    return 0 if report.identical else 1
+
+
+def cmd_audit(args: argparse.Namespace) -> int:
+    import orjson
+
+    from consumers.analytics import open_analytics
+    from projections.audit import as_of, audit_memory
+
+    settings = _settings(args)
+    analytics = open_analytics(settings)
+    try:
+        if args.as_of:
+            if not args.namespace:
+                print("memstream audit: --as-of needs --namespace", file=sys.stderr)
+                return 2
+            when = _parse_time(args.as_of)
+            states = as_of(analytics, args.namespace, when)
+            if args.json:
+                from core.memory_state import to_json
+
+                print(
+                    orjson.dumps([to_json(s) for s in states], option=orjson.OPT_INDENT_2).decode()
+                )
+            else:
+                print(f"{args.namespace} as of {when.isoformat()}: {len(states)} memories")
+                for s in states:
+                    print(
+                        f"  [{s.category}] {s.text}  (q={s.q_value:.2f}, tier={s.tier}, id={s.memory_id})"
+                    )
+            return 0
+        if not args.memory_id:
+            print(
+                "memstream audit: give a MEMORY_ID, or --namespace N --as-of TIME", file=sys.stderr
+            )
+            return 2
+        trail = audit_memory(analytics, args.memory_id, args.namespace)
+    finally:
+        analytics.close()
+    if not trail.steps:
+        print(f"memstream audit: no events for memory {args.memory_id}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(orjson.dumps(trail.as_dict(), default=str, option=orjson.OPT_INDENT_2).decode())
+    else:
+        print(f"memory {trail.memory_id} in {trail.namespace}")
+        for step in trail.steps:
+            print(f"  {step.at[:19]}  {step.kind:14} {step.summary}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="memstream", description=__doc__)
     parser.add_argument(
@@ -231,6 +406,41 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("dlq", help="show dead letters with their reasons")
     p.add_argument("--limit", type=int, default=20)
     p.set_defaults(fn=cmd_dlq)
+
+    p = sub.add_parser(
+        "sql", help="read-only SQL on the analytics projection (works while a worker runs)"
+    )
+    p.add_argument("query")
+    p.add_argument("--format", choices=["table", "csv", "json", "parquet"], default="table")
+    p.add_argument("--out", help="output file (required for parquet; default stdout)")
+    p.add_argument("--limit", type=int, default=10_000)
+    p.set_defaults(fn=cmd_sql)
+
+    p = sub.add_parser(
+        "replay", help="rebuild projections from the log (or the archive) and switch over"
+    )
+    p.add_argument("--projection", choices=["duckdb", "qdrant", "all"], default="all")
+    p.add_argument(
+        "--from-archive", action="store_true", help="read the Parquet archive instead of Kafka"
+    )
+    p.add_argument(
+        "--until", help="only events up to this time (a point-in-time build; no switch-over)"
+    )
+    p.add_argument(
+        "--no-switch", action="store_true", help="build the new version but keep CURRENT"
+    )
+    p.add_argument("--progress", choices=["auto", "on", "off"], default="auto")
+    p.set_defaults(fn=cmd_replay)
+
+    p = sub.add_parser("verify", help="rebuild side by side and diff against the live projections")
+    p.set_defaults(fn=cmd_verify)
+
+    p = sub.add_parser("audit", help="the causal chain of a memory, or a namespace as of a time")
+    p.add_argument("memory_id", nargs="?")
+    p.add_argument("--namespace")
+    p.add_argument("--as-of", dest="as_of")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(fn=cmd_audit)
 
     p = sub.add_parser("tail", help="print the events on a topic")
     p.add_argument(

@@ -175,3 +175,36 @@ def fold(events: list[Envelope[Any]]) -> dict[str, MemoryState]:
         if new is not None:
             states[mid] = new
     return states
+
+
+_TIME_FIELDS = (
+    "valid_from",
+    "valid_until",
+    "created_at",
+    "updated_at",
+    "tagged_until",
+    "last_q_update",
+)
+
+
+def to_json(state: MemoryState) -> dict[str, Any]:
+    """A JSON-ready dict (datetimes as ISO strings, tuples as lists)."""
+    out: dict[str, Any] = {}
+    for name in state.__dataclass_fields__:
+        value = getattr(state, name)
+        if isinstance(value, datetime):
+            value = value.isoformat()
+        elif isinstance(value, tuple):
+            value = list(value)
+        out[name] = value
+    return out
+
+
+def from_json(data: dict[str, Any]) -> MemoryState:
+    values = dict(data)
+    for name in _TIME_FIELDS:
+        if values.get(name) is not None:
+            values[name] = datetime.fromisoformat(values[name])
+    values["entities"] = tuple(values.get("entities") or ())
+    values["source_turn_ids"] = tuple(values.get("source_turn_ids") or ())
+    return MemoryState(**values)

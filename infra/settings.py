@@ -49,6 +49,10 @@ class Settings:
     openai_max_concurrency: int = 4
     # retrieval
     qdrant_url: str | None = None
+    # worker
+    projections: str = "duckdb,qdrant,archive"  # which read models this worker keeps ("" for none)
+    api_host: str = "127.0.0.1"
+    api_port: int = 0  # 0: a free port, recorded in <data_dir>/worker.json
     extra: dict[str, str] = field(default_factory=dict)
 
     @property

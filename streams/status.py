@@ -47,3 +47,30 @@ def wait_until_ready(
             return status
         time.sleep(0.1)
     raise TimeoutError(f"worker in {datadir} did not become ready within {timeout:.0f}s")
+
+
+def record_worker(settings: Any, **fields: Any) -> Path:
+    """Where CLI commands find the running worker of this data directory."""
+    path = Path(settings.data_dir) / "worker.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_bytes(orjson.dumps({**fields, "pid": os.getpid(), "started_at": time.time()}))
+    os.replace(tmp, path)
+    return path
+
+
+def running_worker(data_dir: str | Path) -> dict[str, Any] | None:
+    """The recorded worker of ``data_dir`` if its process is still alive (and not a zombie)."""
+    try:
+        info: dict[str, Any] = orjson.loads((Path(data_dir) / "worker.json").read_bytes())
+    except (FileNotFoundError, orjson.JSONDecodeError):
+        return None
+    try:
+        pid = int(info["pid"])
+        os.kill(pid, 0)
+    except (OSError, KeyError, ValueError):
+        return None
+    stat = Path(f"/proc/{pid}/stat")
+    if stat.exists() and stat.read_text().split(") ", 1)[-1].startswith("Z"):
+        return None
+    return info

@@ -14,10 +14,13 @@ from typing import Any
 
 from faust.worker import Worker
 
+from consumers.http_api import ApiService
+from infra.broker import free_port
 from infra.settings import Settings
 from infra.topics import ensure_topics
+from projections.service import ProjectionService
 from streams.app import create_app
-from streams.status import write_status
+from streams.status import record_worker, write_status
 
 
 def run_worker(
@@ -44,6 +47,17 @@ def run_worker(
 
     app.on_partitions_assigned.connect(_assigned)  # type: ignore[arg-type]
     app.on_rebalance_complete.connect(_complete)  # type: ignore[arg-type]
+
+    kinds = [k.strip() for k in settings.projections.split(",") if k.strip()]
+    projections = ProjectionService(settings, kinds, loop=loop) if kinds else None
+    if projections is not None:
+        app.add_dependency(projections)
+    api = ApiService(
+        settings.api_host, settings.api_port or free_port(settings.api_host), loop=loop
+    )
+    api.projections = projections
+    app.add_dependency(api)
+    record_worker(settings, api_url=f"http://{api.host}:{api.port}", datadir=str(status_dir))
 
     logging.getLogger("aiokafka").setLevel(logging.WARNING)
     worker = Worker(

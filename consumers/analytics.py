@@ -1,0 +1,74 @@
+"""Reading the analytics projection from the CLI: through the running worker's API when
+there is one (the worker holds the DuckDB file), or straight from the file when not."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Protocol
+
+import duckdb
+import httpx
+import orjson
+
+from infra.settings import Settings
+from projections.layout import Layout
+from projections.user_sql import UserSQLError, lock_down
+from projections.user_sql import run as run_user_sql
+from streams.status import running_worker
+
+Result = tuple[list[str], list[tuple[Any, ...]]]
+
+
+class Analytics(Protocol):
+    def sql(self, query: str, params: list[Any] | None = None, limit: int = 10_000) -> Result: ...
+
+    def close(self) -> None: ...
+
+
+class LocalAnalytics:
+    def __init__(self, path: Path) -> None:
+        if not path.exists():
+            raise FileNotFoundError(
+                f"no analytics projection at {path}: run a worker or `memstream replay`"
+            )
+        self.con = duckdb.connect(str(path), read_only=True)
+        lock_down(self.con)
+
+    def sql(self, query: str, params: list[Any] | None = None, limit: int = 10_000) -> Result:
+        return run_user_sql(self.con, query, limit, params)
+
+    def close(self) -> None:
+        self.con.close()
+
+
+class RemoteAnalytics:
+    def __init__(self, api_url: str, timeout: float = 60.0) -> None:
+        self.client = httpx.Client(base_url=api_url, timeout=timeout)
+
+    def sql(self, query: str, params: list[Any] | None = None, limit: int = 10_000) -> Result:
+        response = self.client.post(
+            "/sql", content=orjson.dumps({"sql": query, "params": params, "limit": limit})
+        )
+        body = response.json()
+        if response.status_code != 200:
+            raise UserSQLError(body.get("error", {}).get("message", response.text))
+        return body["columns"], [tuple(r) for r in body["rows"]]
+
+    def get(self, path: str, **params: str) -> Any:
+        response = self.client.get(path, params=params)
+        response.raise_for_status()
+        return response.json()
+
+    def close(self) -> None:
+        self.client.close()
+
+
+def open_analytics(settings: Settings) -> Analytics:
+    worker = running_worker(settings.data_dir)
+    if worker is not None:
+        try:  # the recorded worker may be shutting down: ask before relying on it
+            httpx.get(f"{worker['api_url']}/health", timeout=2.0).raise_for_status()
+            return RemoteAnalytics(worker["api_url"])
+        except httpx.HTTPError:
+            pass
+    return LocalAnalytics(Layout(settings.data_path).duckdb())

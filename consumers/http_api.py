@@ -1,0 +1,133 @@
+"""The worker's HTTP API (aiohttp, served on the worker's own event loop).
+
+JSON in, JSON out; every error is ``{"error": {"code", "message"}}`` with a fitting status.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import orjson
+from aiohttp import web
+from mode import Service
+
+from projections.user_sql import UserSQLError
+
+log = logging.getLogger("memstream.http")
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+def _default(value: Any) -> Any:
+    if isinstance(value, dt.date | dt.time | dt.timedelta):
+        return str(value)
+    if isinstance(value, bytes):
+        return value.decode("utf-8", errors="replace")
+    if hasattr(value, "__float__"):
+        return float(value)
+    return str(value)
+
+
+def json_response(data: Any, status: int = 200) -> web.Response:
+    body = orjson.dumps(data, default=_default, option=orjson.OPT_NON_STR_KEYS)
+    return web.Response(body=body, status=status, content_type="application/json")
+
+
+def error(status: int, code: str, message: str) -> web.Response:
+    return json_response({"error": {"code": code, "message": message}}, status)
+
+
+@web.middleware
+async def errors_as_json(request: web.Request, handler: Handler) -> web.StreamResponse:
+    try:
+        return await handler(request)
+    except web.HTTPException as e:
+        return error(e.status, e.reason.lower().replace(" ", "_"), e.text or e.reason)
+    except Exception as e:  # never an HTML traceback to the caller
+        log.exception("HTTP %s %s failed", request.method, request.path)
+        return error(500, "internal_error", f"{type(e).__name__}: {e}")
+
+
+async def read_json(request: web.Request) -> dict[str, Any]:
+    try:
+        body = orjson.loads(await request.read())
+    except orjson.JSONDecodeError as e:
+        raise web.HTTPBadRequest(text=f"body is not JSON: {e}") from None
+    if not isinstance(body, dict):
+        raise web.HTTPBadRequest(text="body must be a JSON object")
+    return body
+
+
+class ApiService(Service):
+    """Serves the API routes that the worker's components register."""
+
+    def __init__(self, host: str, port: int, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.host, self.port = host, port
+        self.web = web.Application(middlewares=[errors_as_json], client_max_size=4 * 1024 * 1024)
+        self._runner: web.AppRunner | None = None
+        self.projections: Any = None  # set by the worker: projections.service.ProjectionService
+        self.web.router.add_get("/health", self.health)
+        self.web.router.add_post("/sql", self.sql)
+        self.web.router.add_get("/projections/digest", self.digest)
+
+    async def on_start(self) -> None:
+        self._runner = web.AppRunner(self.web, access_log=None)
+        await self._runner.setup()
+        await web.TCPSite(self._runner, self.host, self.port).start()
+
+    async def on_stop(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    async def health(self, request: web.Request) -> web.Response:
+        proj = self.projections
+        return json_response(
+            {
+                "status": "ok",
+                "projections": proj.lag() if proj else {},
+                "caught_up": proj.caught_up() if proj else None,
+            }
+        )
+
+    async def sql(self, request: web.Request) -> web.Response:
+        body = await read_json(request)
+        query = body.get("sql")
+        if not isinstance(query, str) or not query.strip():
+            return error(400, "missing_sql", 'send {"sql": "SELECT ..."}')
+        duck = self.projections.duckdb if self.projections else None
+        if duck is None:
+            return error(503, "no_duckdb", "this worker does not run the DuckDB projection")
+        try:
+            columns, rows = await asyncio.to_thread(
+                duck.user_query, query, int(body.get("limit", 10_000)), body.get("params") or None
+            )
+        except UserSQLError as e:
+            return error(400, "bad_sql", str(e))
+        return json_response({"columns": columns, "rows": rows})
+
+    async def digest(self, request: web.Request) -> web.Response:
+        """Live projection digests for ``memstream verify`` (waits until caught up)."""
+        proj = self.projections
+        if proj is None:
+            return error(503, "no_projections", "this worker runs no projections")
+        for _ in range(100):
+            if proj.caught_up():
+                break
+            await asyncio.sleep(0.1)
+        out: dict[str, Any] = {}
+        if proj.duckdb is not None:
+            d = await asyncio.to_thread(proj.duckdb.digest)
+            out["duckdb"] = {
+                "positions": [[t, p, o] for (t, p), o in d.positions.items()],
+                "tables": d.tables,
+            }
+        if proj.qdrant is not None:
+            namespaces = request.query.get("namespaces", "")
+            wanted = [n for n in namespaces.split(",") if n]
+            out["qdrant"] = await asyncio.to_thread(proj.qdrant.digest, wanted)
+        return json_response(out)

@@ -1,0 +1,165 @@
+"""A topic key for a search query, without an LLM: the query's most telling content words.
+
+Used to cluster searches for gap reports: "how do I rotate the kafka keys?" and
+"kafka key rotation" share the key ``kafka key``. Deterministic and cheap.
+"""
+
+from __future__ import annotations
+
+import re
+
+_WORD = re.compile(r"[a-z0-9][a-z0-9+#.-]*[a-z0-9+#]|[a-z0-9]")
+_STOP = frozenset(
+    [
+        "a",
+        "about",
+        "above",
+        "after",
+        "again",
+        "all",
+        "am",
+        "an",
+        "and",
+        "any",
+        "are",
+        "as",
+        "at",
+        "be",
+        "because",
+        "been",
+        "before",
+        "being",
+        "below",
+        "between",
+        "both",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "doing",
+        "down",
+        "during",
+        "each",
+        "few",
+        "for",
+        "from",
+        "further",
+        "had",
+        "has",
+        "have",
+        "having",
+        "he",
+        "her",
+        "here",
+        "hers",
+        "him",
+        "his",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "just",
+        "know",
+        "like",
+        "me",
+        "more",
+        "most",
+        "my",
+        "no",
+        "nor",
+        "not",
+        "now",
+        "of",
+        "off",
+        "on",
+        "once",
+        "only",
+        "or",
+        "other",
+        "our",
+        "ours",
+        "out",
+        "over",
+        "own",
+        "please",
+        "same",
+        "she",
+        "should",
+        "so",
+        "some",
+        "such",
+        "tell",
+        "than",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "through",
+        "to",
+        "too",
+        "under",
+        "until",
+        "up",
+        "very",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "whom",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+        "yours",
+        "remember",
+        "recall",
+        "anything",
+        "something",
+        "thing",
+        "things",
+        "get",
+        "got",
+        "use",
+        "using",
+        "used",
+        "want",
+        "need",
+    ]
+)
+
+
+def _stem(word: str) -> str:
+    # Light plural/gerund folding so "rotation"/"rotations", "keys"/"key" meet.
+    for suffix in ("ations", "ation", "ings", "ing", "ies", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
+    return word
+
+
+def topic_key(query: str, words: int = 2) -> str:
+    """The ``words`` longest content words (stemmed), alphabetically: order-free, stable."""
+    tokens = [_stem(t) for t in _WORD.findall(query.casefold()) if t not in _STOP]
+    if not tokens:
+        return "(none)"
+    unique = sorted(set(tokens), key=lambda t: (-len(t), t))[:words]
+    return " ".join(sorted(unique))

@@ -1,0 +1,139 @@
+"""The retrieval projection: the memory log folded into Qdrant points.
+
+Each point carries the full memory state (``extra["state"]``) and the log position that
+last wrote it; an event at or before that position is skipped, and each partition's
+checkpoint only moves forward, so replays and duplicate deliveries leave the store as is.
+Vectors are recomputed only when a memory's text changes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import Any
+
+import orjson
+
+from core.embedding import Embedder
+from core.memory_state import MemoryState, apply, from_json, to_json
+from core.sparse import BM25Encoder
+from projections.port import ApplyStats, LogRecord, Projection
+from projections.retrieval import LogPosition, MemoryPayload, MemoryPoint, RetrievalStore
+from schemas.envelope import DEFAULT_LIMITS, Envelope, Limits, decode
+from schemas.errors import EventValidationError
+
+
+def payload_for(state: MemoryState) -> MemoryPayload:
+    return MemoryPayload(
+        text=state.text,
+        status=state.status,
+        tier=state.tier,
+        category=state.category,
+        kind=state.kind,
+        valid_from=state.valid_from.timestamp() if state.valid_from else None,
+        valid_until=state.valid_until.timestamp() if state.valid_until else None,
+        pinned=state.pinned,
+        importance=state.importance,
+        q_value=state.q_value,
+        source_turn_ids=state.source_turn_ids,
+        entities=state.entities,
+        extra={"state": to_json(state)},
+    )
+
+
+class QdrantProjection(Projection):
+    name = "qdrant"
+
+    def __init__(
+        self,
+        store: RetrievalStore,
+        memory_topic: str,
+        embedder: Embedder,
+        sparse: BM25Encoder | None = None,
+        limits: Limits = DEFAULT_LIMITS,
+        partitions: int = 4,
+    ) -> None:
+        self.store = store
+        self.memory_topic = memory_topic
+        self.embedder = embedder
+        self.sparse = sparse or BM25Encoder()
+        self.limits = limits
+        self.partitions = partitions
+        self.namespaces: set[str] = set()  # seen by this instance (verify's scope)
+        store.ensure_collection()
+
+    def positions(self) -> dict[tuple[str, int], int]:
+        out = {}
+        for partition in range(self.partitions):
+            offset = self.store.checkpoint(partition)
+            if offset is not None:
+                out[(self.memory_topic, partition)] = offset + 1
+        return out
+
+    def apply(self, records: Sequence[LogRecord]) -> ApplyStats:
+        stats = ApplyStats(records=len(records))
+        events: list[tuple[Envelope[Any], LogPosition]] = []
+        last: dict[int, int] = {}
+        for r in records:
+            if r.topic != self.memory_topic:
+                continue
+            last[r.partition] = max(last.get(r.partition, -1), r.offset)
+            try:
+                env = decode(r.value, limits=self.limits)
+            except EventValidationError:
+                stats.rejected += 1  # the DuckDB projection records rejects; nothing to index here
+                continue
+            if getattr(env.payload, "memory_id", None) is not None:
+                events.append((env, LogPosition(r.partition, r.offset)))
+        by_ns: dict[str, set[str]] = defaultdict(set)
+        for env, _pos in events:
+            by_ns[env.namespace].add(env.payload.memory_id)
+        self.namespaces.update(by_ns)
+        current: dict[tuple[str, str], MemoryPoint] = {}
+        for ns, ids in by_ns.items():
+            for found in self.store.get(ns, sorted(ids), with_vectors=True):
+                current[(ns, found.memory_id)] = found
+        changed: dict[tuple[str, str], MemoryPoint] = {}
+        for env, pos in events:
+            key = (env.namespace, env.payload.memory_id)
+            point: MemoryPoint | None = changed.get(key) or current.get(key)
+            if point is not None and point.position >= pos:
+                stats.duplicates += 1
+                continue
+            before = from_json(point.payload.extra["state"]) if point is not None else None
+            after = apply(before, env)
+            if after is None:
+                continue
+            stats.applied += 1
+            reuse = (
+                point is not None
+                and before is not None
+                and before.text == after.text
+                and point.dense
+            )
+            changed[key] = MemoryPoint.build(
+                memory_id=after.memory_id,
+                namespace=after.namespace,
+                dense=point.dense if reuse and point else self.embedder.embed([after.text])[0],
+                sparse=point.sparse if reuse and point else self.sparse.encode_document(after.text),
+                payload=payload_for(after),
+                position=pos,
+            )
+        if changed:
+            self.store.upsert(changed.values())
+        for partition, offset in last.items():
+            self.store.advance_checkpoint(partition, offset)
+        return stats
+
+    def digest(self, namespaces: Sequence[str]) -> dict[str, str]:
+        """``namespace|memory_id`` -> hash of the stored state and position (``memstream verify``)."""
+        out = {}
+        for ns in sorted(namespaces):
+            for p in self.store.all(ns):
+                state = orjson.dumps(p.payload.extra["state"], option=orjson.OPT_SORT_KEYS)
+                out[f"{ns}|{p.memory_id}"] = hashlib.sha1(state).hexdigest()
+        return out
+
+    def close(self) -> None:
+        self.store.close()

@@ -1,0 +1,130 @@
+"""Feeding projections from Kafka: no consumer group, positions come from the projection.
+
+Each projection gets its own reader that assigns every partition of its topics and
+seeks to the positions the projection recorded, so where to resume is decided by the
+store that holds the data, not by a group offset that could disagree with it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+
+from aiokafka import AIOKafkaConsumer, TopicPartition
+
+from projections.port import ApplyStats, LogRecord, Projection
+
+log = logging.getLogger("memstream.projections")
+
+
+class ProjectionRunner:
+    def __init__(
+        self,
+        bootstrap: str,
+        topics: Iterable[str],
+        projection: Projection,
+        *,
+        max_records: int = 5000,
+        executor: ThreadPoolExecutor | None = None,
+    ) -> None:
+        self.bootstrap = bootstrap
+        self.topics = list(topics)
+        self.projection = projection
+        self.max_records = max_records
+        # One thread owns the store: DuckDB work stays off the event loop and single-threaded.
+        self.executor = executor or ThreadPoolExecutor(
+            1, thread_name_prefix=f"proj-{projection.name}"
+        )
+        self.stats = ApplyStats()
+        self.caught_up = asyncio.Event()
+
+    async def _consumer(self) -> AIOKafkaConsumer:
+        consumer = AIOKafkaConsumer(
+            bootstrap_servers=self.bootstrap,
+            enable_auto_commit=False,
+            group_id=None,
+            max_partition_fetch_bytes=4 * 1024 * 1024,
+        )
+        await consumer.start()
+        tps: list[TopicPartition] = []
+        for topic in self.topics:
+            parts = consumer.partitions_for_topic(topic) or set()
+            if not parts:
+                await consumer.force_metadata_update()
+                parts = consumer.partitions_for_topic(topic) or set()
+            tps.extend(TopicPartition(topic, p) for p in sorted(parts))
+        consumer.assign(tps)
+        positions: dict[tuple[str, int], int] = await self.run_in_store(self.projection.positions)  # type: ignore[assignment]
+        for tp in tps:
+            start = positions.get((tp.topic, tp.partition))
+            if start is None:
+                await consumer.seek_to_beginning(tp)
+            else:
+                consumer.seek(tp, start)
+        return consumer
+
+    async def run_in_store(self, fn: Callable[..., object], *args: object) -> object:
+        return await asyncio.get_running_loop().run_in_executor(self.executor, fn, *args)
+
+    async def _apply(self, batch: dict[TopicPartition, list[object]]) -> None:
+        records = [
+            LogRecord(tp.topic, tp.partition, r.offset, r.key, r.value, r.timestamp)  # type: ignore[attr-defined]
+            for tp, rs in batch.items()
+            for r in rs
+        ]
+        stats = await self.run_in_store(self.projection.apply, records)
+        self.stats.add(stats)  # type: ignore[arg-type]
+
+    async def run(self, stop: asyncio.Event, idle: float = 0.2) -> None:
+        """Apply records as they arrive until ``stop`` is set."""
+        consumer = await self._consumer()
+        try:
+            while not stop.is_set():
+                batch = await consumer.getmany(
+                    timeout_ms=int(idle * 1000), max_records=self.max_records
+                )
+                if batch:
+                    await self._apply(batch)
+                else:
+                    self.caught_up.set()
+        finally:
+            await consumer.stop()
+
+    async def catch_up(self, idle: float = 0.5, timeout: float = 30.0) -> ApplyStats:
+        """Apply everything up to the end of the log, then return.
+
+        The end is reached when every partition got to its reported end offset *and* a
+        poll of ``idle`` seconds brings nothing more (the embedded broker under-reports
+        end offsets of batched writes, so the offsets alone are only a lower bound).
+        """
+        consumer = await self._consumer()
+        try:
+            tps = list(consumer.assignment())
+            ends = await consumer.end_offsets(tps) if tps else {}
+            behind = {tp for tp in tps if await consumer.position(tp) < ends[tp]}
+            while True:
+                batch = await consumer.getmany(
+                    timeout_ms=int((timeout if behind else idle) * 1000),
+                    max_records=self.max_records,
+                )
+                if not batch:
+                    if behind:
+                        raise TimeoutError(
+                            f"{self.projection.name}: no records for {timeout:.0f}s while behind"
+                        )
+                    break
+                for tp, records in batch.items():
+                    if records and records[-1].offset + 1 >= ends.get(tp, 0):
+                        behind.discard(tp)
+                await self._apply(batch)
+        finally:
+            await consumer.stop()
+        return self.stats
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self.executor.submit(self.projection.close).result(10)
+        self.executor.shutdown(wait=True)
