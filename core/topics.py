@@ -148,9 +148,29 @@ _STOP = frozenset(
 )
 
 
+_SUFFIXES = (
+    "ations",
+    "ation",
+    "ating",
+    "ated",
+    "ates",
+    "ate",
+    "ions",
+    "ion",
+    "ings",
+    "ing",
+    "ies",
+    "ed",
+    "es",
+    "s",
+    "e",
+)
+
+
 def _stem(word: str) -> str:
-    # Light plural/gerund folding so "rotation"/"rotations", "keys"/"key" meet.
-    for suffix in ("ations", "ation", "ings", "ing", "ies", "es", "s"):
+    # Fold word forms to a crude root so "rotate", "rotating", "rotation" and "rotations"
+    # meet; the root is only a grouping key, queries are shown as asked.
+    for suffix in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
     return word

@@ -68,7 +68,11 @@ def _for_type(tp: Any, meta: typing.Mapping[str, Any]) -> st.SearchStrategy[Any]
         return st.sampled_from(get_args(tp))
     if origin is list:
         low = meta.get("min_len", 0)
-        return st.lists(for_type(get_args(tp)[0], {}), min_size=low, max_size=max(low, min(meta.get("max_len", 4), 4)))
+        return st.lists(
+            for_type(get_args(tp)[0], {}),
+            min_size=low,
+            max_size=max(low, min(meta.get("max_len", 4), 4)),
+        )
     if origin is dict:
         return st.dictionaries(clean_text, json_values, max_size=4)
     if tp is Any:

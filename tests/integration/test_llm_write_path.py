@@ -68,7 +68,7 @@ def fake_llm() -> Iterator[FakeResponsesServer]:
 async def test_every_failure_mode_and_no_turn_lost(
     settings: Settings, fake_llm: FakeResponsesServer, namespace: str, tmp_path: Path
 ) -> None:
-    own = settings.with_(topic_prefix="msllm")
+    own = settings.with_(topic_prefix="msllm", data_dir=str(tmp_path / "data"))
     await ensure_topics(own.bootstrap(), own.topic_prefix, own.partitions)
     worker = WorkerProcess(
         own,

@@ -117,7 +117,9 @@ async def test_a_killed_worker_loses_no_buffered_turn(
     settings: Settings, namespace: str, tmp_path: Path
 ) -> None:
     """Turns held in a session buffer (not yet extracted) survive SIGKILL: the next worker re-reads them."""
-    own = settings.with_(topic_prefix="mskill")  # its own topics and consumer group
+    own = settings.with_(
+        topic_prefix="mskill", data_dir=str(tmp_path / "data")
+    )  # own topics, group, stores
     await ensure_topics(own.bootstrap(), own.topic_prefix, own.partitions)
     slow = WorkerProcess(
         own, tmp_path / "a", buffer_idle_seconds="600", buffer_max_turns="50"

@@ -1,0 +1,151 @@
+"""The analytics projection without a broker: idempotence, positions, the fold, views, user SQL."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from core.memory_state import fold
+from infra.topics import topic_names
+from projections.duckdb_projection import DuckDBProjection, diff_digests, state_from_row
+from projections.port import LogRecord
+from projections.user_sql import UserSQLError
+from schemas import AccessedMemory, MemoryAccessed, WorkflowObserved, encode, make_event
+from tests.unit.test_write_plan import SCRIPT, run
+
+TOPICS = topic_names("t")
+T0 = datetime(2024, 3, 1, tzinfo=UTC)
+
+
+def records(events: list[Any], topic: str = "t.memory.log", start: int = 0) -> list[LogRecord]:
+    return [LogRecord(topic, 0, start + i, b"ns", encode(e)) for i, e in enumerate(events)]
+
+
+@pytest.fixture
+def proj() -> Any:
+    p = DuckDBProjection(":memory:", TOPICS)
+    yield p
+    p.close()
+
+
+def test_fold_matches_the_reducer_and_repeats_change_nothing(proj: DuckDBProjection) -> None:
+    _memory, log = run(SCRIPT)
+    first = proj.apply(records(log))
+    assert first.applied == len(log) and first.duplicates == 0
+    before = proj.digest()
+    again = proj.apply(records(log))  # the same records delivered again
+    assert again.applied == 0 and again.duplicates == len(log)
+    moved = proj.apply(records(log, start=100))  # the same events republished at new offsets
+    assert moved.applied == 0
+    after = proj.digest()
+    assert diff_digests(before, after) == []
+    assert after.positions == {("t.memory.log", 0): 100 + len(log)}
+    cols, rows = proj.user_query("SELECT * FROM memories ORDER BY memory_id")
+    states = {
+        r[cols.index("memory_id")]: state_from_row(dict(zip(cols, r, strict=True))) for r in rows
+    }
+    assert states == fold(log)
+
+
+def test_batch_boundaries_do_not_matter() -> None:
+    _memory, log = run(SCRIPT)
+    whole, split = DuckDBProjection(":memory:", TOPICS), DuckDBProjection(":memory:", TOPICS)
+    whole.apply(records(log))
+    for i in range(len(log)):
+        split.apply(records(log[i : i + 1], start=i))
+    assert diff_digests(whole.digest(), split.digest()) == []
+
+
+def test_positions_only_move_forward(proj: DuckDBProjection) -> None:
+    _memory, log = run(SCRIPT[:2])
+    proj.apply(records(log, start=10))
+    proj.apply(records(log[:1], start=3))
+    assert proj.positions()[("t.memory.log", 0)] == 10 + len(log)
+
+
+def test_bad_records_are_kept_as_rejects(proj: DuckDBProjection) -> None:
+    stats = proj.apply([LogRecord("t.turns", 1, 7, b"ns", b"{nope")])
+    assert stats.rejected == 1
+    _cols, rows = proj.user_query(
+        "SELECT topic, log_partition, log_offset, original FROM projection_rejects"
+    )
+    assert rows == [("t.turns", 1, 7, b"{nope")]
+
+
+def _access(ns: str, query: str, score: float, at: datetime, i: int) -> Any:
+    payload = MemoryAccessed(
+        query_id=f"q{i}",
+        query=query,
+        top_score=score,
+        memories=[AccessedMemory(memory_id="m1", rank=1, score=score)],
+    )
+    return make_event(payload, namespace=ns, occurred_at=at)
+
+
+def test_gap_report_finds_poorly_answered_topics(proj: DuckDBProjection) -> None:
+    events = [
+        _access("acme", "how do we rotate kafka keys", 0.1, T0 + timedelta(days=i), i)
+        for i in range(4)
+    ]
+    events += [_access("acme", "kafka key rotation?", 0.2, T0 + timedelta(days=5), 9)]
+    events += [
+        _access("acme", "where is the office", 0.9, T0 + timedelta(days=i), 20 + i)
+        for i in range(5)
+    ]
+    events += [_access("acme", "old question about kafka keys", 0.0, T0 - timedelta(days=60), 40)]
+    proj.apply(records(events, topic="t.access"))
+    cols, rows = proj.user_query("SELECT namespace, topic, searches, avg_top_score FROM gap_report")
+    assert rows == [("acme", "kafka key", 5, 0.12)]  # the 60-day-old search is outside the window
+    _c, usage = proj.user_query("SELECT access_count FROM memory_usage WHERE memory_id = 'm1'")
+    assert usage == [(11,)]
+
+
+def test_workflow_health_and_evidence(proj: DuckDBProjection) -> None:
+    outcomes = ["success", "failure", "failure", "corrected", "success"]
+    events = [
+        make_event(
+            WorkflowObserved(workflow="recall", outcome=o, detail=f"run {i}"),
+            namespace="acme",
+            occurred_at=T0 + timedelta(days=i),
+        )
+        for i, o in enumerate(outcomes)
+    ]
+    events.append(
+        make_event(
+            WorkflowObserved(workflow="ingest", outcome="success"),
+            namespace="acme",
+            occurred_at=T0 + timedelta(days=4),
+        )
+    )
+    proj.apply(records(events, topic="t.workflows"))
+    _c, rows = proj.user_query(
+        "SELECT workflow, status, failure_7d, success_rate_7d FROM workflow_health"
+    )
+    assert rows == [("ingest", "healthy", 0, 1.0), ("recall", "degraded", 2, 0.4)]
+    _c, evidence = proj.user_query("SELECT workflow, outcome FROM workflow_evidence")
+    assert sorted(evidence) == [
+        ("recall", "corrected"),
+        ("recall", "failure"),
+        ("recall", "failure"),
+    ]
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "DELETE FROM memories",
+        "SELECT 1; SELECT 2",
+        "SELECT * FROM read_csv('/etc/passwd')",
+        "COPY memories TO '/tmp/out.csv'",
+        "ATTACH '/tmp/other.db'",
+        "SET enable_external_access = true",
+        "SELECT * FROM read_parquet('http://127.0.0.1:1/x.parquet')",
+        "INSTALL httpfs",
+        "CREATE TABLE x (a INT)",
+    ],
+)
+def test_user_sql_is_read_only_and_offline(proj: DuckDBProjection, sql: str) -> None:
+    with pytest.raises(UserSQLError):
+        proj.user_query(sql)
