@@ -37,8 +37,8 @@ class Settings:
     max_event_bytes: int = 1_048_576
     max_text_chars: int = 32_000
     # write path
-    buffer_max_turns: int = 8
-    buffer_max_age_minutes: float = 10.0
+    buffer_max_turns: int = 12
+    buffer_max_age_minutes: float = 30.0
     buffer_idle_seconds: float = 5.0  # wall-clock liveness: a quiet buffer is extracted after this
     openai_api_key: str | None = None
     openai_base_url: str | None = None

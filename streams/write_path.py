@@ -133,6 +133,7 @@ class WritePath:
             first_at=buffer.first_at,
             watermark=state.watermark,
             config=self.buffer_config,
+            reasons=signal.reasons,
         )
         if trigger is None:
             return None

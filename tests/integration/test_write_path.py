@@ -22,8 +22,8 @@ SCRIPT = [
     ("user", "I live in Boston."),
     ("assistant", "Good to know."),
     ("user", "My favorite editor is Vim."),
-    ("user", "I live in Boston."),
-    ("user", "Actually, I live in Denver now."),
+    ("user", "Actually, I live in Denver now."),  # a correction: the buffer is extracted at once
+    ("user", "I live in Denver now."),  # a later batch repeats a known fact
     ("user", "ok thanks"),
 ]
 
@@ -83,10 +83,12 @@ async def test_scripted_conversation_produces_the_expected_memory_events(
     assert decisions(log) == [
         ("MemoryCreated", "create"),
         ("MemoryCreated", "create"),
-        ("DuplicateSkipped", "skip-duplicate"),
         ("MemoryCreated", "supersede"),
         ("MemorySuperseded", "supersede"),
+        ("DuplicateSkipped", "skip-duplicate"),
     ]
+    triggers = [e.payload.trigger for e in log if e.type == "TurnsExtracted"]
+    assert triggers == ["high_signal", "idle"]
     created = {e.payload.memory_id: e for e in log if e.type == "MemoryCreated"}
     superseded = next(e for e in log if e.type == "MemorySuperseded")
     assert "Boston" in created[superseded.payload.memory_id].payload.text

@@ -8,9 +8,13 @@ T0 = datetime(2024, 1, 1, tzinfo=UTC)
 CFG = BufferConfig(max_turns=3, max_age=timedelta(minutes=10), idle_seconds=5)
 
 
-def test_high_signal_extracts_now() -> None:
+def test_urgent_high_signal_extracts_now() -> None:
+    at = {"first_at": T0, "watermark": T0, "config": CFG, "size": 1}
+    assert trigger_on_append(level="HIGH", reasons=("correction",), **at) == "high_signal"  # type: ignore[arg-type]
+    assert trigger_on_append(level="HIGH", reasons=("fact",), **at) is None  # type: ignore[arg-type]
+    every = BufferConfig(max_turns=3, urgent=None)
     assert (
-        trigger_on_append(level="HIGH", size=1, first_at=T0, watermark=T0, config=CFG)
+        trigger_on_append(level="HIGH", size=1, first_at=T0, watermark=T0, config=every)
         == "high_signal"
     )
 
