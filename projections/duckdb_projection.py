@@ -28,6 +28,7 @@ from projections.user_sql import lock_down
 from projections.user_sql import run as run_user_sql
 from schemas.envelope import DEFAULT_LIMITS, Envelope, Limits, decode
 from schemas.errors import EventValidationError
+from schemas.events import MemoryEdit
 from streams.deadletter import decode_dead_letter
 
 MEMORY_FIELDS = [f.name for f in dataclasses.fields(MemoryState)]
@@ -118,6 +119,14 @@ def _access(env: Envelope[Any]) -> dict[str, Any]:
 
 def _feedback(env: Envelope[Any]) -> dict[str, Any]:
     p = env.payload
+    if isinstance(p, MemoryEdit):  # direct edits share the feedback topic
+        return {
+            "query_id": None,
+            "outcome": f"edit:{p.action}",
+            "reward": None,
+            "memory_ids": [p.memory_id],
+            "reason": p.reason,
+        }
     return {
         "query_id": p.query_id,
         "outcome": p.outcome,

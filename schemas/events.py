@@ -115,6 +115,26 @@ class Feedback:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class MemoryEdit:
+    """A user edits a memory directly (SDK/HTTP ``update`` and ``delete``). Nothing is
+    physically removed: an update becomes MemoryUpdated, a delete becomes MemoryArchived."""
+
+    TYPE: ClassVar[str] = "MemoryEdit"
+    VERSION: ClassVar[int] = 1
+
+    memory_id: str = _id("the memory to edit")
+    action: Literal["update", "delete"]
+    text: str | None = field(default=None, metadata=spec(min_len=1, text=True))
+    reason: str | None = field(default=None, metadata=spec(max_len=500))
+
+    def __post_init__(self) -> None:
+        from schemas.errors import EventValidationError
+
+        if self.action == "update" and not self.text:
+            raise EventValidationError("missing_field", "an update needs the new text", "text")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class WorkflowObserved:
     """Operational telemetry: how one run of a workflow went. Never recalled as memory."""
 
@@ -394,6 +414,7 @@ INPUT_TYPES: tuple[type, ...] = (
     ConversationTurn,
     MemoryAccessed,
     Feedback,
+    MemoryEdit,
     WorkflowObserved,
     RecallRequested,
     RecallAnswered,
