@@ -15,6 +15,7 @@ import orjson
 from aiohttp import web
 from mode import Service
 
+from infra.settings import Settings
 from projections.user_sql import UserSQLError
 
 log = logging.getLogger("memstream.http")
@@ -65,17 +66,26 @@ async def read_json(request: web.Request) -> dict[str, Any]:
 class ApiService(Service):
     """Serves the API routes that the worker's components register."""
 
-    def __init__(self, host: str, port: int, **kwargs: Any) -> None:
+    def __init__(self, settings: Settings, host: str, port: int, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        from consumers.http_memory import MemoryRoutes
+
+        self.settings = settings
         self.host, self.port = host, port
         self.web = web.Application(middlewares=[errors_as_json], client_max_size=4 * 1024 * 1024)
         self._runner: web.AppRunner | None = None
         self.projections: Any = None  # set by the worker: projections.service.ProjectionService
+        self.publish_access: Any = None  # set by the worker: publishes MemoryAccessed
+        self._recall: Any = None
+        self.memory = MemoryRoutes(settings, self)
         self.web.router.add_get("/health", self.health)
         self.web.router.add_post("/sql", self.sql)
         self.web.router.add_get("/projections/digest", self.digest)
+        self.web.router.add_get("/openapi.json", self.openapi)
+        self.memory.register(self.web)
 
     async def on_start(self) -> None:
+        await self.memory.start()
         self._runner = web.AppRunner(self.web, access_log=None)
         await self._runner.setup()
         await web.TCPSite(self._runner, self.host, self.port).start()
@@ -83,6 +93,34 @@ class ApiService(Service):
     async def on_stop(self) -> None:
         if self._runner is not None:
             await self._runner.cleanup()
+        await self.memory.stop()
+
+    def recall_service(self) -> Any:
+        """The recall service over this worker's retrieval projection (built on first use)."""
+        if (
+            self._recall is None
+            and self.projections is not None
+            and self.projections.qdrant is not None
+        ):
+            from consumers.recall_factory import recall_service_for
+
+            self._recall = recall_service_for(self.settings, self.projections, self.publish_access)
+        return self._recall
+
+    def _admin(self, request: web.Request) -> web.Response | None:
+        from consumers.auth import AuthError
+
+        try:
+            if not self.memory.grant(request).admin:
+                return error(403, "forbidden", "admin routes need a key for every namespace (*)")
+        except AuthError as e:
+            return error(e.status, e.code, e.message)
+        return None
+
+    async def openapi(self, request: web.Request) -> web.Response:
+        from consumers.openapi import document
+
+        return json_response(document())
 
     async def health(self, request: web.Request) -> web.Response:
         proj = self.projections
@@ -95,6 +133,8 @@ class ApiService(Service):
         )
 
     async def sql(self, request: web.Request) -> web.Response:
+        if (denied := self._admin(request)) is not None:
+            return denied
         body = await read_json(request)
         query = body.get("sql")
         if not isinstance(query, str) or not query.strip():
@@ -112,6 +152,8 @@ class ApiService(Service):
 
     async def digest(self, request: web.Request) -> web.Response:
         """Live projection digests for ``memstream verify`` (waits until caught up)."""
+        if (denied := self._admin(request)) is not None:
+            return denied
         proj = self.projections
         if proj is None:
             return error(503, "no_projections", "this worker runs no projections")

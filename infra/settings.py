@@ -53,6 +53,7 @@ class Settings:
     projections: str = "duckdb,qdrant,archive"  # which read models this worker keeps ("" for none)
     api_host: str = "127.0.0.1"
     api_port: int = 0  # 0: a free port, recorded in <data_dir>/worker.json
+    api_keys: str | None = None  # "key=ns1|ns2,admin=*" (see consumers/auth.py); unset: open API
     extra: dict[str, str] = field(default_factory=dict)
 
     @property

@@ -19,7 +19,9 @@ from core.buffer_policy import BufferConfig
 from core.embedding import HashingEmbedder
 from core.gate import GateConfig
 from infra.settings import Settings
-from schemas.envelope import Envelope
+from schemas.envelope import Envelope, encode, make_event, record_headers
+from schemas.events import RecallAnswered, RecallHit, RecallRequested
+from schemas.ids import derived_id
 from schemas.topics import BY_ROLE
 from streams.extraction import Extractor, make_extractor
 from streams.intake import DeadLetters, IntakeStats, decoded
@@ -69,6 +71,66 @@ def register_agent(
     agent.__name__ = name.replace("-", "_")
     # concurrency=1: one task per partition keeps a tenant's events in order.
     return app.agent(topics[role], name=name, concurrency=1)(agent)
+
+
+def recall_responder(
+    handles: dict[str, Any], sink: Sink, reply_topic: str, settings: Settings
+) -> Handler:
+    """RecallRequested -> RecallAnswered on the reply topic, keyed by the caller's correlation id."""
+
+    async def respond(env: Envelope[Any], event: Any) -> None:
+        req: RecallRequested = env.payload
+        provider = handles.get("recall")
+        service = provider() if provider else None
+        if service is None:
+            answer = RecallAnswered(
+                query_id=req.query_id,
+                confidence="skipped",
+                error="this worker has no retrieval projection",
+            )
+        else:
+            result = await service.recall(
+                env.namespace,
+                req.query,
+                k=req.k,
+                as_of=req.as_of,
+                include_superseded=req.include_superseded,
+                session_id=env.session_id,
+                query_id=req.query_id,
+            )
+            answer = RecallAnswered(
+                query_id=req.query_id,
+                confidence=result.confidence,  # type: ignore[arg-type]
+                results=[
+                    RecallHit(
+                        memory_id=r.memory_id,
+                        text=r.text,
+                        score=r.score,
+                        explain=r.explain,
+                        source_turn_ids=r.source_turn_ids,
+                    )
+                    for r in result.results
+                ],
+            )
+        correlation = env.correlation_id or req.query_id
+        reply = make_event(
+            answer,
+            namespace=env.namespace,
+            session_id=env.session_id,
+            causation_id=env.event_id,
+            correlation_id=correlation,
+            occurred_at=env.occurred_at,
+            producer="recall-responder",
+            event_id=derived_id(env.occurred_at, "reply", env.event_id),
+            limits=settings.limits,
+        )
+        await (
+            await sink.send(
+                reply_topic, correlation.encode(), encode(reply), headers=record_headers(reply)
+            )
+        )
+
+    return respond
 
 
 def extractor_for(settings: Settings) -> Extractor:
@@ -146,7 +208,14 @@ def register_agents(
         "states": states,
         "write_path": register_write_path(app, topics, settings, states, sink),
     }
+    handlers: dict[str, Handler] = {
+        "recall_requests": recall_responder(
+            handles, sink, topics["recall_replies"].get_topic_name(), settings
+        ),
+    }
     for role, name in INPUT_AGENTS.items():
         handles[name] = IntakeStats()
-        register_agent(app, topics, settings, role, name, _accept, handles[name], sink)
+        register_agent(
+            app, topics, settings, role, name, handlers.get(role, _accept), handles[name], sink
+        )
     return handles

@@ -53,9 +53,19 @@ def run_worker(
     if projections is not None:
         app.add_dependency(projections)
     api = ApiService(
-        settings.api_host, settings.api_port or free_port(settings.api_host), loop=loop
+        settings, settings.api_host, settings.api_port or free_port(settings.api_host), loop=loop
     )
     api.projections = projections
+
+    async def publish_access(
+        namespace: str, query_id: str, query: str, hits: list[tuple[str, float]], at: Any
+    ) -> None:
+        await api.memory._publisher().access(
+            namespace=namespace, query_id=query_id, memories=hits, query=query, occurred_at=at
+        )
+
+    api.publish_access = publish_access
+    app.memstream["recall"] = api.recall_service  # type: ignore[attr-defined]  # for the Kafka responder
     app.add_dependency(api)
     record_worker(settings, api_url=f"http://{api.host}:{api.port}", datadir=str(status_dir))
 

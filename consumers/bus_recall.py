@@ -1,0 +1,64 @@
+"""Recall over the bus: publish RecallRequested, wait for the RecallAnswered that carries
+the same correlation id on the reply topic. For consumers that live on Kafka."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from datetime import datetime
+from typing import Any
+
+from aiokafka import AIOKafkaConsumer, TopicPartition
+
+from consumers.producer import AsyncProducer
+from infra.settings import Settings
+from schemas.envelope import Envelope, decode, make_event
+from schemas.events import RecallAnswered, RecallRequested
+from schemas.topics import BY_ROLE
+
+
+async def recall_over_bus(
+    settings: Settings,
+    namespace: str,
+    query: str,
+    *,
+    k: int = 10,
+    as_of: datetime | None = None,
+    timeout: float = 30.0,
+) -> Envelope[RecallAnswered]:
+    correlation = f"c-{uuid.uuid4().hex}"
+    reply_topic = BY_ROLE["recall_replies"].name(settings.topic_prefix)
+    consumer = AIOKafkaConsumer(
+        bootstrap_servers=settings.bootstrap(), enable_auto_commit=False, group_id=None
+    )
+    await consumer.start()
+    try:
+        parts = consumer.partitions_for_topic(reply_topic) or set()
+        if not parts:
+            await consumer.force_metadata_update()
+            parts = consumer.partitions_for_topic(reply_topic) or set()
+        tps = [TopicPartition(reply_topic, p) for p in sorted(parts)]
+        consumer.assign(tps)
+        await consumer.seek_to_end(*tps)  # only answers to this request matter
+        for tp in tps:
+            await consumer.position(tp)
+        request = make_event(
+            RecallRequested(query_id=correlation, query=query, k=k, as_of=as_of),
+            namespace=namespace,
+            correlation_id=correlation,
+            limits=settings.limits,
+        )
+        async with AsyncProducer(settings, producer_name="bus-recall") as producer:
+            await producer.publish(request)
+        deadline = asyncio.get_running_loop().time() + timeout
+        while asyncio.get_running_loop().time() < deadline:
+            batch: dict[Any, list[Any]] = await consumer.getmany(timeout_ms=500)
+            for records in batch.values():
+                for record in records:
+                    if record.key == correlation.encode():
+                        env = decode(record.value, limits=settings.limits)
+                        if env.correlation_id == correlation:
+                            return env
+        raise TimeoutError(f"no RecallAnswered for {correlation} within {timeout:.0f}s")
+    finally:
+        await consumer.stop()

@@ -1,0 +1,373 @@
+"""The memory routes of the HTTP API (mem0-style ``/v1/memories`` plus ``/v1/recall``).
+
+Writes are events: ``add`` publishes turns, ``update``/``delete`` publish MemoryEdit,
+``feedback`` and ``workflows`` publish their events; each answers once the broker has
+acknowledged (ack-first: extraction happens later). Reads come from the projections.
+Every route checks the caller's key against the namespace it names.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections import Counter
+from datetime import datetime
+from typing import Any
+
+import orjson
+from aiohttp import web
+
+from consumers.auth import AuthError, Grant, check, grant_for, parse_keys
+from consumers.http_api import error, json_response, read_json
+from consumers.producer import AsyncProducer, turn_event
+from infra.settings import Settings
+from schemas.envelope import make_event
+from schemas.errors import EventValidationError
+from schemas.events import MemoryEdit
+
+MEMORY_COLUMNS = (
+    "namespace, memory_id, text, category, kind, status, tier, importance, confidence, q_value, stability, "
+    "entities, valid_from, valid_until, source_turn_ids, created_at, updated_at, pinned, superseded_by, "
+    "session_id, access_count, last_access"
+)
+
+
+def _time(value: Any, field: str) -> datetime | None:
+    if value is None:
+        return None
+    try:
+        parsed = datetime.fromisoformat(str(value))
+    except ValueError:
+        raise EventValidationError("bad_datetime", f"not ISO 8601: {value!r}", field) from None
+    if parsed.tzinfo is None:
+        raise EventValidationError("bad_datetime", "needs a UTC offset", field)
+    return parsed
+
+
+def _namespace(body: dict[str, Any]) -> str:
+    ns = body.get("namespace") or body.get("user_id") or body.get("agent_id")
+    if not isinstance(ns, str) or not ns:
+        raise EventValidationError(
+            "missing_field", "name the namespace (namespace, user_id or agent_id)", "namespace"
+        )
+    return ns
+
+
+class MemoryRoutes:
+    def __init__(self, settings: Settings, api: Any) -> None:
+        self.settings = settings
+        self.api = api  # ApiService: .projections, .recall
+        self.keys = parse_keys(settings.api_keys)
+        self.producer: AsyncProducer | None = None
+        self.metrics: Counter[str] = Counter()
+        self.latency_ms: list[float] = []
+
+    def register(self, app: web.Application) -> None:
+        r = app.router
+        r.add_post("/v1/memories", self.add)
+        r.add_get("/v1/memories", self.get_all)
+        r.add_post("/v1/memories/search", self.search)
+        r.add_get("/v1/memories/{memory_id}", self.get)
+        r.add_put("/v1/memories/{memory_id}", self.update)
+        r.add_delete("/v1/memories/{memory_id}", self.delete)
+        r.add_get("/v1/memories/{memory_id}/history", self.history)
+        r.add_post("/v1/recall", self.recall)
+        r.add_post("/v1/feedback", self.feedback)
+        r.add_post("/v1/workflows", self.workflow)
+        r.add_get("/metrics", self.prometheus)
+
+    async def start(self) -> None:
+        self.producer = await AsyncProducer(self.settings, producer_name="memstream-http").start()
+
+    async def stop(self) -> None:
+        if self.producer is not None:
+            await self.producer.stop()
+
+    # --- helpers ------------------------------------------------------------------
+
+    def grant(self, request: web.Request) -> Grant:
+        header = request.headers.get("Authorization", "")
+        key = header.removeprefix("Bearer ").strip() if header.startswith("Bearer ") else None
+        return grant_for(self.keys, key or request.headers.get("X-API-Key"))
+
+    def authorize(self, request: web.Request, namespace: str) -> None:
+        check(self.grant(request), namespace)
+
+    async def _guard(self, request: web.Request, handler: Any) -> web.Response:
+        self.metrics[f"requests_{request.method.lower()}"] += 1
+        try:
+            response: web.Response = await handler()
+            return response
+        except AuthError as e:
+            self.metrics["auth_rejected"] += 1
+            return error(e.status, e.code, e.message)
+        except EventValidationError as e:
+            self.metrics["invalid_requests"] += 1
+            return json_response(
+                {"error": {"code": e.code, "message": e.message, "path": e.path}}, 400
+            )
+
+    def _duck(self) -> Any:
+        duck = self.api.projections.duckdb if self.api.projections else None
+        if duck is None:
+            raise web.HTTPServiceUnavailable(text="this worker does not run the DuckDB projection")
+        return duck
+
+    async def _query(self, sql: str, params: list[Any]) -> list[dict[str, Any]]:
+        columns, rows = await asyncio.to_thread(self._duck().user_query, sql, 10_000, params)
+        return [dict(zip(columns, row, strict=True)) for row in rows]
+
+    def _publisher(self) -> AsyncProducer:
+        if self.producer is None:
+            raise web.HTTPServiceUnavailable(text="the API producer is not started")
+        return self.producer
+
+    # --- writes ---------------------------------------------------------------------
+
+    async def add(self, request: web.Request) -> web.Response:
+        async def run() -> web.Response:
+            body = await read_json(request)
+            ns = _namespace(body)
+            self.authorize(request, ns)
+            messages = body.get("messages")
+            if isinstance(messages, str):
+                messages = [{"role": "user", "content": messages}]
+            if not isinstance(messages, list) or not messages:
+                raise EventValidationError(
+                    "missing_field", "messages: a string or a list of {role, content}", "messages"
+                )
+            session = str(body.get("run_id") or body.get("session_id") or "default")
+            at = _time(body.get("occurred_at"), "occurred_at")
+            metadata = body.get("metadata") or {}
+            envs = []
+            for i, m in enumerate(messages):
+                if not isinstance(m, dict):
+                    raise EventValidationError(
+                        "wrong_type", "each message is an object", f"messages[{i}]"
+                    )
+                text = m.get("content", m.get("text"))
+                role = m.get("role", "user")
+                turn_id = m.get("turn_id") or f"{session}-{uuid.uuid4().hex[:16]}"
+                envs.append(
+                    turn_event(
+                        namespace=ns,
+                        session_id=session,
+                        turn_id=turn_id,
+                        role=role,
+                        speaker=m.get("speaker") or m.get("name") or role,
+                        text=text,  # type: ignore[arg-type]  # validated by make_event
+                        occurred_at=at,
+                        metadata=metadata,
+                        producer="memstream-http",
+                        settings=self.settings,
+                    )
+                )
+            ids = await self._publisher().publish_many(envs)
+            return json_response(
+                {
+                    "results": [
+                        {"event_id": e, "turn_id": env.payload.turn_id, "status": "queued"}
+                        for e, env in zip(ids, envs, strict=True)
+                    ]
+                }
+            )
+
+        return await self._guard(request, run)
+
+    async def _edit(self, request: web.Request, action: str) -> web.Response:
+        async def run() -> web.Response:
+            body = await read_json(request) if request.can_read_body else {}
+            ns = request.query.get("namespace") or _namespace(body)
+            self.authorize(request, ns)
+            edit = MemoryEdit(
+                memory_id=request.match_info["memory_id"],
+                action=action,  # type: ignore[arg-type]
+                text=body.get("text") if action == "update" else None,
+                reason=body.get("reason"),
+            )
+            env = make_event(
+                edit, namespace=ns, producer="memstream-http", limits=self.settings.limits
+            )
+            return json_response(
+                {"event_id": await self._publisher().publish(env), "status": "queued"}
+            )
+
+        return await self._guard(request, run)
+
+    async def update(self, request: web.Request) -> web.Response:
+        return await self._edit(request, "update")
+
+    async def delete(self, request: web.Request) -> web.Response:
+        return await self._edit(request, "delete")
+
+    async def feedback(self, request: web.Request) -> web.Response:
+        async def run() -> web.Response:
+            body = await read_json(request)
+            ns = _namespace(body)
+            self.authorize(request, ns)
+            event_id = await self._publisher().feedback(
+                namespace=ns,
+                memory_ids=body.get("memory_ids")
+                or ([body["memory_id"]] if body.get("memory_id") else []),
+                query_id=body.get("query_id"),
+                outcome=body.get("outcome"),
+                reward=body.get("reward"),
+                reason=body.get("reason"),
+                correction=body.get("correction"),
+                occurred_at=_time(body.get("occurred_at"), "occurred_at"),
+            )
+            return json_response({"event_id": event_id, "status": "queued"})
+
+        return await self._guard(request, run)
+
+    async def workflow(self, request: web.Request) -> web.Response:
+        async def run() -> web.Response:
+            body = await read_json(request)
+            ns = _namespace(body)
+            self.authorize(request, ns)
+            event_id = await self._publisher().workflow(
+                namespace=ns,
+                workflow=body.get("workflow"),  # type: ignore[arg-type]
+                outcome=body.get("outcome"),  # type: ignore[arg-type]
+                detail=body.get("detail"),
+                evidence=body.get("evidence"),
+                occurred_at=_time(body.get("occurred_at"), "occurred_at"),
+            )
+            return json_response({"event_id": event_id, "status": "queued"})
+
+        return await self._guard(request, run)
+
+    # --- reads ----------------------------------------------------------------------
+
+    async def recall(self, request: web.Request) -> web.Response:
+        async def run() -> web.Response:
+            body = await read_json(request)
+            ns = _namespace(body)
+            self.authorize(request, ns)
+            query = body.get("query")
+            if not isinstance(query, str) or not query.strip():
+                raise EventValidationError(
+                    "missing_field", "query: the question to recall for", "query"
+                )
+            service = self.api.recall_service()
+            if service is None:
+                raise web.HTTPServiceUnavailable(
+                    text="this worker does not run the retrieval projection"
+                )
+            started = time.perf_counter()
+            result = await service.recall(
+                ns,
+                query,
+                k=int(body.get("k") or body.get("top_k") or 10),
+                as_of=_time(body.get("as_of"), "as_of"),
+                include_superseded=bool(body.get("include_superseded")),
+                session_id=body.get("session_id"),
+                query_id=body.get("query_id"),
+            )
+            self.latency_ms.append((time.perf_counter() - started) * 1000)
+            self.latency_ms = self.latency_ms[-1000:]
+            self.metrics["recalls"] += 1
+            return json_response(result.as_dict())
+
+        return await self._guard(request, run)
+
+    async def search(self, request: web.Request) -> web.Response:
+        """mem0's search shape: {"results": [{"id", "memory", "score", ...}]}."""
+        response = await self.recall(request)
+        if response.status != 200:
+            return response
+        assert response.body is not None
+        data = orjson.loads(response.body)  # type: ignore[arg-type]
+        results = [
+            {
+                "id": r["memory_id"],
+                "memory": r["text"],
+                "score": r["score"],
+                "metadata": {"category": r["category"], "source_turn_ids": r["source_turn_ids"]},
+                "created_at": r["created_at"],
+                "explain": r["explain"],
+            }
+            for r in data["results"]
+        ]
+        return json_response(
+            {"results": results, "query_id": data["query_id"], "confidence": data["confidence"]}
+        )
+
+    async def get(self, request: web.Request) -> web.Response:
+        async def run() -> web.Response:
+            ns = request.query.get("namespace") or request.query.get("user_id") or ""
+            if not ns:
+                raise EventValidationError("missing_field", "?namespace=...", "namespace")
+            self.authorize(request, ns)
+            rows = await self._query(
+                f"SELECT {MEMORY_COLUMNS} FROM memory_view WHERE namespace = ? AND memory_id = ?",
+                [ns, request.match_info["memory_id"]],
+            )
+            if not rows:
+                return error(404, "not_found", "no such memory in this namespace")
+            return json_response(rows[0])
+
+        return await self._guard(request, run)
+
+    async def get_all(self, request: web.Request) -> web.Response:
+        async def run() -> web.Response:
+            ns = request.query.get("namespace") or request.query.get("user_id") or ""
+            if not ns:
+                raise EventValidationError("missing_field", "?namespace=...", "namespace")
+            self.authorize(request, ns)
+            where, params = ["namespace = ?"], [ns]
+            for column in ("status", "category", "tier", "session_id"):
+                if request.query.get(column):
+                    where.append(f"{column} = ?")
+                    params.append(request.query[column])
+            limit = min(int(request.query.get("limit", 1000)), 10_000)
+            rows = await self._query(
+                f"SELECT {MEMORY_COLUMNS} FROM memory_view WHERE {' AND '.join(where)} "
+                f"ORDER BY created_at, memory_id LIMIT {limit}",
+                params,
+            )
+            return json_response({"results": rows})
+
+        return await self._guard(request, run)
+
+    async def history(self, request: web.Request) -> web.Response:
+        async def run() -> web.Response:
+            ns = request.query.get("namespace") or request.query.get("user_id") or ""
+            if not ns:
+                raise EventValidationError("missing_field", "?namespace=...", "namespace")
+            self.authorize(request, ns)
+            rows = await self._query(
+                "SELECT event_id, type, occurred_at, recorded_at, session_id, causation_id, correlation_id, "
+                "producer, payload FROM memory_log WHERE namespace = ? AND (memory_id = ? OR "
+                "payload->>'superseded_by' = ? OR payload->>'captured_by' = ?) ORDER BY log_partition, log_offset",
+                [ns, *([request.match_info["memory_id"]] * 3)],
+            )
+            for row in rows:
+                row["payload"] = (
+                    orjson.loads(row["payload"])
+                    if isinstance(row["payload"], str)
+                    else row["payload"]
+                )
+            return json_response(
+                {"memory_id": request.match_info["memory_id"], "namespace": ns, "events": rows}
+            )
+
+        return await self._guard(request, run)
+
+    async def prometheus(self, request: web.Request) -> web.Response:
+        lines = [
+            f"memstream_http_{name}_total {value}" for name, value in sorted(self.metrics.items())
+        ]
+        if self.latency_ms:
+            ordered = sorted(self.latency_ms)
+            for q in (0.5, 0.99):
+                lines.append(
+                    f'memstream_recall_latency_ms{{quantile="{q}"}} '
+                    f"{ordered[min(len(ordered) - 1, int(q * len(ordered)))]:.3f}"
+                )
+        proj = self.api.projections
+        for kind, stats in (proj.lag() if proj else {}).items():
+            for name, value in stats.items():
+                lines.append(f'memstream_projection_{name}_total{{projection="{kind}"}} {value}')
+        return web.Response(text="\n".join(lines) + "\n", content_type="text/plain")

@@ -1,0 +1,255 @@
+"""The OpenAPI 3.1 document of the HTTP API, built from the same JSON Schemas the event
+decoder enforces for the bodies that become events."""
+
+from __future__ import annotations
+
+from typing import Any
+
+NS = {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$"}
+ERROR = {
+    "description": "error",
+    "content": {
+        "application/json": {
+            "schema": {
+                "type": "object",
+                "properties": {
+                    "error": {
+                        "type": "object",
+                        "properties": {
+                            "code": {"type": "string"},
+                            "message": {"type": "string"},
+                            "path": {"type": "string"},
+                        },
+                    }
+                },
+            }
+        }
+    },
+}
+
+
+def _body(schema: dict[str, Any]) -> dict[str, Any]:
+    return {"required": True, "content": {"application/json": {"schema": schema}}}
+
+
+def _ok(description: str, schema: dict[str, Any] | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {"description": description}
+    if schema is not None:
+        out["content"] = {"application/json": {"schema": schema}}
+    return {"200": out, "400": ERROR, "401": ERROR, "403": ERROR}
+
+
+QUEUED = {
+    "type": "object",
+    "properties": {"event_id": {"type": "string"}, "status": {"const": "queued"}},
+}
+HIT = {
+    "type": "object",
+    "properties": {
+        "memory_id": {"type": "string"},
+        "text": {"type": "string"},
+        "score": {"type": "number"},
+        "explain": {"type": "object"},
+        "source_turn_ids": {"type": "array", "items": {"type": "string"}},
+        "category": {"type": "string"},
+        "status": {"type": "string"},
+        "created_at": {"type": "string"},
+    },
+}
+RECALL = {
+    "type": "object",
+    "properties": {
+        "query_id": {"type": "string"},
+        "confidence": {"enum": ["full", "abbreviated", "skipped"]},
+        "intent": {"type": "string"},
+        "results": {"type": "array", "items": HIT},
+    },
+}
+NS_QUERY = [{"name": "namespace", "in": "query", "required": True, "schema": NS}]
+ID_PATH = [{"name": "memory_id", "in": "path", "required": True, "schema": {"type": "string"}}]
+
+
+def document() -> dict[str, Any]:
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "memstream",
+            "version": "1",
+            "description": "Long-term memory for AI agents. Writes are events (answered once the broker "
+            "acknowledged them); reads come from the projections. Send "
+            "`Authorization: Bearer <key>` when API keys are configured.",
+        },
+        "components": {"securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
+        "security": [{"bearer": []}],
+        "paths": {
+            "/v1/memories": {
+                "post": {
+                    "summary": "add messages (published as conversation turns)",
+                    "requestBody": _body(
+                        {
+                            "type": "object",
+                            "required": ["messages"],
+                            "properties": {
+                                "messages": {
+                                    "oneOf": [
+                                        {"type": "string"},
+                                        {
+                                            "type": "array",
+                                            "items": {
+                                                "type": "object",
+                                                "properties": {
+                                                    "role": {"type": "string"},
+                                                    "content": {"type": "string"},
+                                                    "turn_id": {"type": "string"},
+                                                },
+                                            },
+                                        },
+                                    ]
+                                },
+                                "user_id": NS,
+                                "agent_id": NS,
+                                "namespace": NS,
+                                "run_id": {"type": "string"},
+                                "metadata": {"type": "object"},
+                                "occurred_at": {"type": "string", "format": "date-time"},
+                            },
+                        }
+                    ),
+                    "responses": _ok("event ids, queued for extraction"),
+                },
+                "get": {
+                    "summary": "all memories of a namespace",
+                    "parameters": [
+                        *NS_QUERY,
+                        *(
+                            {"name": n, "in": "query", "schema": {"type": "string"}}
+                            for n in ("status", "category", "tier", "session_id", "limit")
+                        ),
+                    ],
+                    "responses": _ok("memories"),
+                },
+            },
+            "/v1/memories/search": {
+                "post": {
+                    "summary": "mem0-style search",
+                    "requestBody": _body(
+                        {
+                            "type": "object",
+                            "required": ["query"],
+                            "properties": {
+                                "query": {"type": "string"},
+                                "user_id": NS,
+                                "namespace": NS,
+                                "top_k": {"type": "integer"},
+                            },
+                        }
+                    ),
+                    "responses": _ok("results"),
+                }
+            },
+            "/v1/recall": {
+                "post": {
+                    "summary": "explained recall",
+                    "requestBody": _body(
+                        {
+                            "type": "object",
+                            "required": ["query", "namespace"],
+                            "properties": {
+                                "query": {"type": "string"},
+                                "namespace": NS,
+                                "k": {"type": "integer", "minimum": 1},
+                                "as_of": {"type": "string", "format": "date-time"},
+                                "include_superseded": {"type": "boolean"},
+                                "session_id": {"type": "string"},
+                            },
+                        }
+                    ),
+                    "responses": _ok("ranked, explained memories", RECALL),
+                }
+            },
+            "/v1/memories/{memory_id}": {
+                "get": {"parameters": [*ID_PATH, *NS_QUERY], "responses": _ok("the memory")},
+                "put": {
+                    "summary": "update (a MemoryEdit event)",
+                    "parameters": ID_PATH,
+                    "requestBody": _body(
+                        {
+                            "type": "object",
+                            "required": ["namespace", "text"],
+                            "properties": {
+                                "namespace": NS,
+                                "text": {"type": "string"},
+                                "reason": {"type": "string"},
+                            },
+                        }
+                    ),
+                    "responses": _ok("queued", QUEUED),
+                },
+                "delete": {
+                    "summary": "invalidate (archived, never physically deleted)",
+                    "parameters": [*ID_PATH, *NS_QUERY],
+                    "responses": _ok("queued", QUEUED),
+                },
+            },
+            "/v1/memories/{memory_id}/history": {
+                "get": {
+                    "parameters": [*ID_PATH, *NS_QUERY],
+                    "responses": _ok("the memory's events from the log"),
+                }
+            },
+            "/v1/feedback": {
+                "post": {
+                    "requestBody": _body(
+                        {
+                            "type": "object",
+                            "required": ["namespace"],
+                            "properties": {
+                                "namespace": NS,
+                                "memory_ids": {"type": "array", "items": {"type": "string"}},
+                                "query_id": {"type": "string"},
+                                "outcome": {
+                                    "enum": ["positive", "negative", "very_negative", "correction"]
+                                },
+                                "reward": {"type": "number", "minimum": 0, "maximum": 1},
+                                "reason": {"type": "string"},
+                                "correction": {"type": "string"},
+                            },
+                        }
+                    ),
+                    "responses": _ok("queued", QUEUED),
+                }
+            },
+            "/v1/workflows": {
+                "post": {
+                    "requestBody": _body(
+                        {
+                            "type": "object",
+                            "required": ["namespace", "workflow", "outcome"],
+                            "properties": {
+                                "namespace": NS,
+                                "workflow": {"type": "string"},
+                                "outcome": {"enum": ["success", "failure", "corrected", "missed"]},
+                                "detail": {"type": "string"},
+                            },
+                        }
+                    ),
+                    "responses": _ok("queued", QUEUED),
+                }
+            },
+            "/sql": {
+                "post": {
+                    "summary": "read-only SQL (admin key)",
+                    "requestBody": _body(
+                        {
+                            "type": "object",
+                            "required": ["sql"],
+                            "properties": {"sql": {"type": "string"}, "params": {"type": "array"}},
+                        }
+                    ),
+                    "responses": _ok("columns and rows"),
+                }
+            },
+            "/health": {"get": {"security": [], "responses": {"200": {"description": "ok"}}}},
+            "/metrics": {"get": {"responses": {"200": {"description": "Prometheus text format"}}}},
+        },
+    }
