@@ -1,0 +1,70 @@
+"""Maximal marginal relevance: pick the next memory that is relevant and unlike the picked.
+
+Each step takes ``argmax  lambda_ * rel(i) - (1 - lambda_) * max_{j picked} cos(i, j)``
+with ``rel`` the score divided by the best score (so ``lambda_`` trades like against
+like whatever the score scale). ``lambda_ = 1`` is the plain ranking, ``0`` pure novelty.
+A memory without a usable vector (missing, zero, non-finite or of another dimension) is
+similar to nothing. Ties go to the higher score, then the smaller memory id, so the
+result does not depend on the input order. Repeated memory ids count once (best score).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from core.scoring import Scored
+
+
+def _unit_rows(ids: Sequence[str], vectors: Mapping[str, NDArray[Any]]) -> NDArray[np.float64]:
+    dim = next((np.asarray(vectors[i]).size for i in ids if i in vectors), 0)
+    rows = np.zeros((len(ids), dim), dtype=np.float64)
+    for row, memory_id in enumerate(ids):
+        if memory_id not in vectors:
+            continue
+        v = np.asarray(vectors[memory_id], dtype=np.float64).ravel()
+        norm = float(np.linalg.norm(v)) if v.size == dim else 0.0
+        if norm > 0.0 and np.isfinite(norm):
+            rows[row] = v / norm
+    return rows
+
+
+def mmr(
+    scored: Sequence[Scored],
+    vectors: Mapping[str, NDArray[Any]],
+    lambda_: float = 0.7,
+    k: int = 10,
+) -> list[Scored]:
+    """Up to ``k`` of ``scored`` in MMR order, each memory at most once."""
+    if not 0.0 <= lambda_ <= 1.0:
+        raise ValueError("lambda_ must be in [0, 1]")
+    best: dict[str, Scored] = {}
+    for s in scored:
+        kept = best.get(s.memory_id)
+        if kept is None or s.score > kept.score:
+            best[s.memory_id] = s
+    pool = sorted(best.values(), key=lambda s: (-_finite(s.score), s.memory_id))
+    if k <= 0 or not pool:
+        return []
+    scores = np.array([_finite(s.score) for s in pool])
+    top = float(scores.max())
+    rel = scores / top if top > 0.0 else np.zeros_like(scores)
+    unit = _unit_rows([s.memory_id for s in pool], vectors)
+    sims = unit @ unit.T
+    redundancy = np.zeros(len(pool))  # max similarity to the picked; 0 before the first pick
+    free = np.ones(len(pool), dtype=bool)
+    picked: list[int] = []
+    for _ in range(min(k, len(pool))):
+        gain = np.where(free, lambda_ * rel - (1.0 - lambda_) * redundancy, -np.inf)
+        i = int(np.argmax(gain))  # first maximum: pool order breaks ties
+        picked.append(i)
+        free[i] = False
+        redundancy = sims[i] if len(picked) == 1 else np.maximum(redundancy, sims[i])
+    return [pool[i] for i in picked]
+
+
+def _finite(x: float) -> float:
+    return x if np.isfinite(x) else 0.0
