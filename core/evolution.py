@@ -1,0 +1,221 @@
+"""Evolution candidates: memories that should change, with the evidence. Nothing is decided.
+
+A reviewer (human or agent) acts on a candidate; these rules only find them. The
+per-memory levels mirror the DuckDB ``evolution_candidates`` view.
+
+Public API
+----------
+``EvolutionConfig(critical_q=0.2, critical_usage=10, high_q=0.3, high_usage=5,
+stale_after=90 d, merge_similarity=0.95, induce_similarity=0.85, induce_min=3,
+procedural=("principle", "skill"))``
+``EvolutionView``: one memory with its usage (access count, last access, Q history).
+``memory_candidates(memories, at, config)``: at most one per memory, first that holds:
+    ``critical`` (Q < 0.2 and access_count >= 10) -> ``deprecate``;
+    ``high`` (Q < 0.3 and access_count >= 5) -> ``refine``;
+    ``stale`` (no access, or since creation if never accessed, for 90+ days) -> ``archive``.
+``merge_candidates(memories, vectors, config)``: pairs with cosine > 0.95 in the same
+    namespace and category -> ``merge``.
+``induction_candidates(memories, vectors, config)``: groups of 3+ procedural memories of
+    one namespace linked by cosine >= 0.85 (single link) -> ``induce`` a general rule.
+``find_candidates(memories, vectors, at, config)``: all three, in that order.
+Only active memories are considered; pinned, immutable and flashbulb ones are exempt.
+Memories without a vector take no part in the similarity rules. Every candidate's
+evidence has ``usage``: per member, its access count, last access and Q history.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import NDArray
+
+Level = Literal["critical", "high", "stale", "similar", "cluster"]
+Suggestion = Literal["deprecate", "refine", "archive", "merge", "induce"]
+
+
+@dataclass(frozen=True, slots=True)
+class EvolutionConfig:
+    critical_q: float = 0.2
+    critical_usage: int = 10
+    high_q: float = 0.3
+    high_usage: int = 5
+    stale_after: timedelta = timedelta(days=90)
+    merge_similarity: float = 0.95
+    induce_similarity: float = 0.85
+    induce_min: int = 3
+    procedural: tuple[str, ...] = ("principle", "skill")
+
+
+@dataclass(frozen=True, slots=True)
+class EvolutionView:
+    memory_id: str
+    namespace: str
+    category: str
+    q_value: float
+    created_at: datetime
+    access_count: int = 0
+    last_access: datetime | None = None
+    q_history: tuple[tuple[datetime, float], ...] = ()  # (time, Q after), as the shell has it
+    active: bool = True
+    pinned: bool = False
+    immutable: bool = False
+    flashbulb: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    level: Level
+    action: Suggestion
+    memory_ids: tuple[str, ...]
+    evidence: dict[str, Any] = field(default_factory=dict)
+
+
+def usage_of(m: EvolutionView) -> dict[str, Any]:
+    return {
+        "access_count": m.access_count,
+        "last_access": None if m.last_access is None else m.last_access.isoformat(),
+        "q_value": m.q_value,
+        "q_history": [[t.isoformat(), q] for t, q in sorted(m.q_history)],
+    }
+
+
+def _eligible(memories: Iterable[EvolutionView]) -> list[EvolutionView]:
+    return sorted(
+        (m for m in memories if m.active and not (m.pinned or m.immutable or m.flashbulb)),
+        key=lambda m: m.memory_id,
+    )
+
+
+def memory_candidates(
+    memories: Iterable[EvolutionView], at: datetime, config: EvolutionConfig = EvolutionConfig()
+) -> list[Candidate]:
+    out: list[Candidate] = []
+    for m in _eligible(memories):
+        usage = {m.memory_id: usage_of(m)}
+        if m.q_value < config.critical_q and m.access_count >= config.critical_usage:
+            rule = {"q_below": config.critical_q, "usage_min": config.critical_usage}
+            out.append(Candidate("critical", "deprecate", (m.memory_id,), {**rule, "usage": usage}))
+            continue
+        if m.q_value < config.high_q and m.access_count >= config.high_usage:
+            rule = {"q_below": config.high_q, "usage_min": config.high_usage}
+            out.append(Candidate("high", "refine", (m.memory_id,), {**rule, "usage": usage}))
+            continue
+        since = m.last_access or m.created_at
+        if at - since >= config.stale_after:
+            idle = round((at - since).total_seconds() / 86_400, 3)
+            ev = {"idle_days": idle, "stale_after_days": config.stale_after.days, "usage": usage}
+            out.append(Candidate("stale", "archive", (m.memory_id,), ev))
+    return out
+
+
+def _unit(vectors: Sequence[NDArray[Any]]) -> NDArray[np.float64]:
+    mat = np.asarray(np.stack([np.asarray(v, dtype=np.float64).ravel() for v in vectors]))
+    norms = np.linalg.norm(mat, axis=1, keepdims=True)
+    return np.asarray(mat / np.where(norms == 0.0, 1.0, norms), dtype=np.float64)
+
+
+def similarity_matrix(vectors: Sequence[NDArray[Any]]) -> NDArray[np.float64]:
+    """Cosine similarities of all pairs (zero vectors are similar to nothing)."""
+    if not vectors:
+        return np.zeros((0, 0))
+    unit = _unit(vectors)
+    return np.asarray(unit @ unit.T, dtype=np.float64)
+
+
+def _groups(
+    memories: Iterable[EvolutionView], vectors: Mapping[str, NDArray[Any]], key: Any
+) -> dict[Any, list[EvolutionView]]:
+    groups: dict[Any, list[EvolutionView]] = {}
+    for m in _eligible(memories):
+        if m.memory_id in vectors:
+            groups.setdefault(key(m), []).append(m)
+    return groups
+
+
+def merge_candidates(
+    memories: Iterable[EvolutionView],
+    vectors: Mapping[str, NDArray[Any]],
+    config: EvolutionConfig = EvolutionConfig(),
+) -> list[Candidate]:
+    out: list[Candidate] = []
+    groups = _groups(memories, vectors, lambda m: (m.namespace, m.category))
+    for (_, category), members in sorted(groups.items()):
+        sims = similarity_matrix([vectors[m.memory_id] for m in members])
+        for i in range(len(members)):
+            for j in range(i + 1, len(members)):
+                if sims[i, j] > config.merge_similarity:
+                    a, b = members[i], members[j]
+                    ev = {
+                        "similarity": round(float(sims[i, j]), 6),
+                        "category": category,
+                        "usage": {a.memory_id: usage_of(a), b.memory_id: usage_of(b)},
+                    }
+                    out.append(Candidate("similar", "merge", (a.memory_id, b.memory_id), ev))
+    return out
+
+
+def components(sims: NDArray[np.float64], threshold: float) -> list[list[int]]:
+    """Single-link groups of indices whose similarity is >= threshold, each sorted."""
+    n = sims.shape[0]
+    parent = list(range(n))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i in range(n):
+        for j in range(i + 1, n):
+            if sims[i, j] >= threshold:
+                ri, rj = find(i), find(j)
+                if ri != rj:
+                    parent[max(ri, rj)] = min(ri, rj)
+    groups: dict[int, list[int]] = {}
+    for i in range(n):
+        groups.setdefault(find(i), []).append(i)
+    return sorted(groups.values())
+
+
+def induction_candidates(
+    memories: Iterable[EvolutionView],
+    vectors: Mapping[str, NDArray[Any]],
+    config: EvolutionConfig = EvolutionConfig(),
+) -> list[Candidate]:
+    out: list[Candidate] = []
+    procedural = [m for m in memories if m.category in config.procedural]
+    for _, members in sorted(_groups(procedural, vectors, lambda m: m.namespace).items()):
+        sims = similarity_matrix([vectors[m.memory_id] for m in members])
+        for group in components(sims, config.induce_similarity):
+            if len(group) < config.induce_min:
+                continue
+            chosen = [members[i] for i in group]
+            pair_sims = [float(sims[i, j]) for i in group for j in group if i < j]
+            ev = {
+                "size": len(chosen),
+                "categories": sorted({m.category for m in chosen}),
+                "min_similarity": round(min(pair_sims), 6),
+                "mean_similarity": round(sum(pair_sims) / len(pair_sims), 6),
+                "usage": {m.memory_id: usage_of(m) for m in chosen},
+            }
+            out.append(Candidate("cluster", "induce", tuple(m.memory_id for m in chosen), ev))
+    return out
+
+
+def find_candidates(
+    memories: Iterable[EvolutionView],
+    vectors: Mapping[str, NDArray[Any]] | None,
+    at: datetime,
+    config: EvolutionConfig = EvolutionConfig(),
+) -> list[Candidate]:
+    ms = list(memories)
+    vecs = vectors or {}
+    return (
+        memory_candidates(ms, at, config)
+        + merge_candidates(ms, vecs, config)
+        + induction_candidates(ms, vecs, config)
+    )
