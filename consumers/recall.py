@@ -17,8 +17,13 @@ from typing import Any
 
 import numpy as np
 
+from core.decompose import decompose, rrf_merge
 from core.embedding import Embedder
-from core.memory_state import MemoryState, from_json
+from core.intent import classify
+from core.memory_state import from_json
+from core.mmr import mmr
+from core.recall_gate import confidence, should_retrieve
+from core.scoring import Candidate, ScoringContext, score_all
 from core.sparse import BM25Encoder
 from projections.retrieval import Hit, RetrievalStore
 from schemas._fields import utc_now
@@ -143,24 +148,22 @@ class RecallService:
         query_id: str | None = None,
         now: datetime | None = None,
     ) -> RecallResult:
-        from core import intent as intents
-        from core import mmr as diversity
-        from core import recall_gate, scoring
-
         qid = query_id or f"q-{uuid.uuid4().hex}"
         now = now or as_of or utc_now()
-        gate = recall_gate.should_retrieve(query)
+        gate = should_retrieve(query)
         if not gate.retrieve:
             return RecallResult(qid, namespace, query, [], "skipped", "none", gate.reason)
-        intent = intents.classify(query, now=now)
-        profile = intents.profile_for(intent)
-        statuses: tuple[str, ...] | None = ("active",)
-        if include_superseded or intent.include_superseded:
-            statuses = ("active", "superseded")
-        point_in_time = as_of or intent.point_in_time
-        valid_at = point_in_time.timestamp() if point_in_time else None
-        subqueries = intents.decompose(query) or [query]
-        depth = max(profile.candidates, k * 4)
+        intent = classify(query, now=now)
+        profile = intent.profile
+        # An explicit as_of is a hard cut: what was known and valid then (superseded since
+        # included). A time named in the query only informs the validity score: extracted
+        # validity dates are too rough to filter on.
+        superseded = include_superseded or intent.include_superseded or as_of is not None
+        statuses: tuple[str, ...] = ("active", "superseded") if superseded else ("active",)
+        point_in_time = as_of or intent.at
+        valid_at = as_of.timestamp() if as_of else None
+        subqueries = decompose(query) or [query]
+        depth = max(profile.limit, k * 4)
         rankings: list[list[str]] = []
         hits: dict[str, Hit] = {}
         for sub in subqueries:
@@ -176,33 +179,51 @@ class RecallService:
             for h in found:
                 hits.setdefault(h.memory_id, h)
         fused = (
-            intents.rrf_merge(rankings)
-            if len(rankings) > 1
-            else [(h, hits[h].score) for h in rankings[0]]
+            rrf_merge(rankings) if len(rankings) > 1 else [(h, hits[h].score) for h in rankings[0]]
         )
         ids = [mid for mid, _ in fused]
-        usage = self.usage(namespace, ids) if self.usage and ids else {}
-        pair_counts = self.pairs(namespace, ids) if self.pairs and ids else {}
+        if not ids:
+            return RecallResult(
+                qid,
+                namespace,
+                query,
+                [],
+                "skipped",
+                intent.kind,
+                "nothing found",
+                details={"subqueries": subqueries},
+            )
+        usage = self.usage(namespace, ids) if self.usage else {}
+        co_activation = self.pairs(namespace, ids) if self.pairs else {}
         states = {mid: from_json(hits[mid].payload.extra["state"]) for mid in ids}
-        candidates = [
-            _candidate(states[mid], hits[mid], relevance, usage.get(mid))
-            for mid, relevance in fused
-        ]
-        context = scoring.ScoringContext(
+        if as_of is not None:  # not yet written at that time: not known then
+            fused = [(mid, r) for mid, r in fused if states[mid].created_at <= as_of]
+            ids = [mid for mid, _ in fused]
+        candidates = []
+        for mid, relevance in fused:
+            hit = hits[mid]
+            count, last = usage.get(mid, (0, None))
+            candidates.append(
+                Candidate.from_state(
+                    states[mid],
+                    relevance=relevance,
+                    dense_rank=hit.dense.rank if hit.dense else None,
+                    sparse_rank=hit.sparse.rank if hit.sparse else None,
+                    last_access=last,
+                    access_count=count,
+                )
+            )
+        context = ScoringContext(
             now=now,
-            query_entities=tuple(intent.entities),
+            query_entities=frozenset(intent.entities),
             session_id=session_id,
-            co_activation=pair_counts,
+            coactivation=co_activation,
+            at=point_in_time,
+            include_superseded="superseded" in statuses,
         )
-        scored = sorted(
-            (scoring.score(c, context, profile) for c in candidates),
-            key=lambda s: (-s.score, s.memory_id),
-        )
-        if scored:
-            vectors = {mid: np.asarray(self.embedder.embed([states[mid].text])[0]) for mid in ids}
-            scored = diversity.mmr(scored, vectors, lambda_=0.7, k=k)
-        top = scored[:k]
-        confidence = scoring.confidence(top)
+        scored = score_all(candidates, context, profile)
+        vectors = {mid: np.asarray(self.embedder.embed([states[mid].text])[0]) for mid in ids}
+        top = mmr(scored, vectors, lambda_=0.7, k=k)
         results = [
             RecallHitView(
                 memory_id=s.memory_id,
@@ -210,7 +231,7 @@ class RecallService:
                 score=round(s.score, 6),
                 explain={
                     **s.explain,
-                    **{f"store_{key}": v for key, v in hits[s.memory_id].explain().items()},
+                    **{f"store.{key}": v for key, v in hits[s.memory_id].explain().items()},
                 },
                 source_turn_ids=list(states[s.memory_id].source_turn_ids),
                 category=states[s.memory_id].category,
@@ -225,35 +246,11 @@ class RecallService:
             namespace,
             query,
             results,
-            confidence,
+            confidence(top),
             intent.kind,
-            details={"subqueries": subqueries, "candidates": len(candidates)},
+            details={
+                "subqueries": subqueries,
+                "candidates": len(candidates),
+                "cues": list(intent.cues),
+            },
         )
-
-
-def _candidate(
-    state: MemoryState, hit: Hit, relevance: float, usage: tuple[int, datetime | None] | None
-) -> Any:
-    from core.scoring import Candidate
-
-    count, last = usage or (0, None)
-    return Candidate(
-        memory_id=state.memory_id,
-        text=state.text,
-        relevance=relevance,
-        dense_rank=hit.dense.rank if hit.dense else None,
-        sparse_rank=hit.sparse.rank if hit.sparse else None,
-        created_at=state.created_at,
-        last_access=last,
-        access_count=count,
-        stability=state.stability,
-        q_value=state.q_value,
-        importance=state.importance,
-        tier=state.tier,
-        entities=state.entities,
-        session_id=state.session_id,
-        pinned=state.pinned,
-        status=state.status,
-        valid_from=state.valid_from,
-        valid_until=state.valid_until,
-    )

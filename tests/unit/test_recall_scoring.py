@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from core.activation import activation, base_level, hebbian, pair, squash
-from core.intent import INTENT_KINDS, PROFILES
+from core.intent import BASE_PROFILES, INTENT_KINDS, PROFILES
 from core.memory_state import MemoryState
 from core.mmr import mmr
 from core.recall_gate import ConfidenceThresholds, confidence
@@ -306,7 +306,7 @@ def test_confidence_thresholds() -> None:
 
 
 def test_confidence_on_scored_sets() -> None:
-    profile = PROFILES["general"]
+    profile = BASE_PROFILES["general"]
     ctx = _ctx()
     warm = _cand("warm", last_access=NOW - timedelta(days=1), access_count=5)
     close = _cand("close", relevance=0.0295, created_at=NOW - timedelta(days=400))
@@ -314,6 +314,8 @@ def test_confidence_on_scored_sets() -> None:
     stale = _cand("stale", created_at=NOW - timedelta(days=400))
     assert confidence(score_all([stale, close], ctx, profile)) == "abbreviated"
     unrelated = score_all(
-        [stale, close], replace(ctx, query_entities=frozenset({"Zed"})), PROFILES["entity_profile"]
+        [stale, close],
+        replace(ctx, query_entities=frozenset({"Zed"})),
+        BASE_PROFILES["entity_profile"],
     )
     assert confidence(unrelated) == "skipped"
