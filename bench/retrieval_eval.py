@@ -36,7 +36,9 @@ Ranker = Callable[[dict[str, Any]], list[list[str]]]  # question -> turn-id grou
 @dataclass
 class Scores:
     per_k: dict[int, list[float]] = field(default_factory=lambda: defaultdict(list))
-    per_kind: dict[str, dict[int, list[float]]] = field(default_factory=lambda: defaultdict(lambda: defaultdict(list)))
+    per_kind: dict[str, dict[int, list[float]]] = field(
+        default_factory=lambda: defaultdict(lambda: defaultdict(list))
+    )
 
     def add(self, kind: str, evidence: set[str], groups: list[list[str]]) -> None:
         for k in KS:
@@ -106,9 +108,13 @@ def evaluate() -> dict[str, Any]:
 
     run = run_offline(turns)
     embedder, sparse = HashingEmbedder(), BM25Encoder()
-    store = EdgeRetrievalStore(tempfile.mkdtemp(prefix="memstream-eval-"), CollectionSpec.for_models(embedder, sparse))
+    store = EdgeRetrievalStore(
+        tempfile.mkdtemp(prefix="memstream-eval-"), CollectionSpec.for_models(embedder, sparse)
+    )
     projection = QdrantProjection(store, "eval.memory.log", embedder, sparse)
-    projection.apply([LogRecord("eval.memory.log", 0, i, e.key, encode(e)) for i, e in enumerate(run.events)])
+    projection.apply(
+        [LogRecord("eval.memory.log", 0, i, e.key, encode(e)) for i, e in enumerate(run.events)]
+    )
     service = RecallService(store, embedder, sparse)
     bm25 = {ns: BM25Turns(ts) for ns, ts in by_ns.items()}
     dense = {ns: DenseTurns(ts, embedder) for ns, ts in by_ns.items()}
@@ -117,11 +123,20 @@ def evaluate() -> dict[str, Any]:
     for q in questions:
         evidence = set(q["evidence_turn_ids"])
         when = _question_time(q, last_turn)
-        recalled = service.recall_sync(q["namespace"], q["query"], k=max(KS), now=when,
-                                       as_of=datetime.fromisoformat(q["as_of"]) if q.get("as_of") else None)
+        recalled = service.recall_sync(
+            q["namespace"],
+            q["query"],
+            k=max(KS),
+            now=when,
+            as_of=datetime.fromisoformat(q["as_of"]) if q.get("as_of") else None,
+        )
         results["memstream"].add(q["kind"], evidence, [r.source_turn_ids for r in recalled.results])
-        results["bm25_turns"].add(q["kind"], evidence, [[t] for t in bm25[q["namespace"]].rank(q["query"], max(KS))])
-        results["dense_turns"].add(q["kind"], evidence, [[t] for t in dense[q["namespace"]].rank(q["query"], max(KS))])
+        results["bm25_turns"].add(
+            q["kind"], evidence, [[t] for t in bm25[q["namespace"]].rank(q["query"], max(KS))]
+        )
+        results["dense_turns"].add(
+            q["kind"], evidence, [[t] for t in dense[q["namespace"]].rank(q["query"], max(KS))]
+        )
     store.close()
     kinds = sorted({q["kind"] for q in questions})
     return {
@@ -129,8 +144,10 @@ def evaluate() -> dict[str, Any]:
         "memories": sum(1 for e in run.events if e.type == "MemoryCreated"),
         "turns": len(turns),
         "recall": {name: {f"@{k}": round(s.mean(k), 4) for k in KS} for name, s in results.items()},
-        "by_kind": {name: {kind: {f"@{k}": round(s.mean(k, kind), 4) for k in KS} for kind in kinds}
-                    for name, s in results.items()},
+        "by_kind": {
+            name: {kind: {f"@{k}": round(s.mean(k, kind), 4) for k in KS} for kind in kinds}
+            for name, s in results.items()
+        },
     }
 
 
