@@ -367,6 +367,116 @@ def cmd_audit(args: argparse.Namespace) -> int:
     return 0
 
 
+def _recaller(settings: Settings) -> Any:
+    """A function (namespace, query, k, as_of) -> result dict: through the running worker, or
+    straight from the retrieval store when no worker holds it."""
+    import httpx
+
+    from streams.status import running_worker
+
+    worker = running_worker(settings.data_dir)
+    if worker is not None:
+        client = httpx.Client(base_url=worker["api_url"], timeout=60)
+        key = settings.api_keys.split(",")[0].split("=")[0] if settings.api_keys else None
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
+
+        def remote(
+            namespace: str, query: str, k: int, as_of: str | None, query_id: str | None
+        ) -> Any:
+            response = client.post(
+                "/v1/recall",
+                headers=headers,
+                json={
+                    "namespace": namespace,
+                    "query": query,
+                    "k": k,
+                    "as_of": as_of,
+                    "query_id": query_id,
+                },
+            )
+            body = response.json()
+            if response.status_code != 200:
+                raise SystemExit(
+                    f"memstream recall: {body.get('error', {}).get('message', response.text)}"
+                )
+            return body
+
+        return remote
+    from consumers.recall import RecallService
+    from core.embedding import HashingEmbedder
+    from core.sparse import BM25Encoder
+    from projections.factory import retrieval_store
+
+    service = RecallService(retrieval_store(settings), HashingEmbedder(), BM25Encoder())
+
+    def local(namespace: str, query: str, k: int, as_of: str | None, query_id: str | None) -> Any:
+        when = _parse_time(as_of) if as_of else None
+        return service.recall_sync(namespace, query, k=k, as_of=when, query_id=query_id).as_dict()
+
+    return local
+
+
+def cmd_recall(args: argparse.Namespace) -> int:
+    import orjson
+
+    settings = _settings(args)
+    recall = _recaller(settings)
+    if args.batch:
+        with open(args.batch, "rb") as fh:
+            for number, line in enumerate(fh, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    q = orjson.loads(line)
+                    result = recall(
+                        q["namespace"],
+                        q["query"],
+                        int(q.get("k") or args.k),
+                        q.get("as_of"),
+                        q.get("id"),
+                    )
+                except (orjson.JSONDecodeError, KeyError, TypeError, ValueError) as e:
+                    print(f"line {number}: {type(e).__name__}: {e}", file=sys.stderr)
+                    continue
+                out = {
+                    "id": q.get("id"),
+                    "query_id": result["query_id"],
+                    "namespace": q["namespace"],
+                    "query": q["query"],
+                    "confidence": result["confidence"],
+                    "results": [
+                        {
+                            k: r[k]
+                            for k in ("memory_id", "text", "score", "explain", "source_turn_ids")
+                        }
+                        for r in result["results"]
+                    ],
+                }
+                sys.stdout.write(orjson.dumps(out).decode() + "\n")
+        return 0
+    if not args.query or not args.namespace:
+        print(
+            "memstream recall: give a question and --namespace (or --batch FILE)", file=sys.stderr
+        )
+        return 2
+    result = recall(args.namespace, args.query, args.k, args.as_of, None)
+    if args.json:
+        print(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode())
+        return 0
+    print(f"{result['query_id']}  intent={result['intent']}  confidence={result['confidence']}")
+    for i, r in enumerate(result["results"], start=1):
+        ex = r["explain"]
+        parts = ", ".join(
+            f"{name} {ex[name]:.2f}"
+            for name in ("relevance", "retention", "q_value", "importance")
+            if name in ex
+        )
+        print(
+            f"{i:2}. {r['score']:.3f}  {r['text']}\n      ({parts}; turns {', '.join(r['source_turn_ids'])})"
+        )
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="memstream", description=__doc__)
     parser.add_argument(
@@ -431,6 +541,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--progress", choices=["auto", "on", "off"], default="auto")
     p.set_defaults(fn=cmd_replay)
+
+    p = sub.add_parser("recall", help="recall memories for a question (or --batch queries.jsonl)")
+    p.add_argument("query", nargs="?")
+    p.add_argument("--namespace")
+    p.add_argument("--k", type=int, default=10)
+    p.add_argument("--as-of", dest="as_of")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--batch", help="JSONL in: query, namespace, optional k, as_of, id; JSONL out")
+    p.set_defaults(fn=cmd_recall)
 
     p = sub.add_parser("verify", help="rebuild side by side and diff against the live projections")
     p.set_defaults(fn=cmd_verify)

@@ -17,7 +17,7 @@ import httpx
 from infra.settings import Settings, load
 from streams.status import running_worker
 
-Messages = str | Sequence[Mapping[str, Any]]
+Messages = str | Sequence[Mapping[str, Any] | str]
 
 
 class MemstreamError(RuntimeError):
@@ -80,7 +80,9 @@ class _Requests:
             messages = [{"role": "user", "content": messages}]
         return {
             "namespace": ns,
-            "messages": [dict(m) for m in messages],
+            "messages": [
+                {"role": "user", "content": m} if isinstance(m, str) else dict(m) for m in messages
+            ],
             "run_id": run_id,
             "metadata": dict(metadata or {}),
             "occurred_at": _iso(occurred_at),

@@ -118,6 +118,11 @@ class MemoryRoutes:
         columns, rows = await asyncio.to_thread(self._duck().user_query, sql, 10_000, params)
         return [dict(zip(columns, row, strict=True)) for row in rows]
 
+    @staticmethod
+    def _mem0(row: dict[str, Any]) -> dict[str, Any]:
+        """mem0's names ("id", "memory") next to ours, so either client code works."""
+        return {"id": row["memory_id"], "memory": row["text"], **row}
+
     def _publisher(self) -> AsyncProducer:
         if self.producer is None:
             raise web.HTTPServiceUnavailable(text="the API producer is not started")
@@ -306,7 +311,7 @@ class MemoryRoutes:
             )
             if not rows:
                 return error(404, "not_found", "no such memory in this namespace")
-            return json_response(rows[0])
+            return json_response(self._mem0(rows[0]))
 
         return await self._guard(request, run)
 
@@ -327,7 +332,7 @@ class MemoryRoutes:
                 f"ORDER BY created_at, memory_id LIMIT {limit}",
                 params,
             )
-            return json_response({"results": rows})
+            return json_response({"results": [self._mem0(r) for r in rows]})
 
         return await self._guard(request, run)
 

@@ -25,6 +25,7 @@ from schemas.ids import derived_id
 from schemas.topics import BY_ROLE
 from streams.extraction import Extractor, make_extractor
 from streams.intake import DeadLetters, IntakeStats, decoded
+from streams.learning import Learning
 from streams.partition_state import PartitionState, PartitionStates, load_partition
 from streams.sinks import ProducerSink, Sink
 from streams.write_path import WritePath
@@ -195,7 +196,12 @@ def register_agents(
 
     async def load(partition: int) -> Any:
         return await load_partition(
-            settings.bootstrap(), memory_log, partition, embedder, settings.limits
+            settings.bootstrap(),
+            memory_log,
+            partition,
+            embedder,
+            settings.limits,
+            access_topic=topics["access"].get_topic_name(),
         )
 
     states = PartitionStates(state_loader or load)
@@ -208,11 +214,16 @@ def register_agents(
         "states": states,
         "write_path": register_write_path(app, topics, settings, states, sink),
     }
+    learning = Learning(settings, states, sink, memory_log)
+    handles["learning"] = learning
     handlers: dict[str, Handler] = {
+        "access": learning.on_access,
+        "feedback": learning.on_feedback,
         "recall_requests": recall_responder(
             handles, sink, topics["recall_replies"].get_topic_name(), settings
         ),
     }
+    app.timer(5.0, name="tier-keeper")(learning.check_tiers)
     for role, name in INPUT_AGENTS.items():
         handles[name] = IntakeStats()
         register_agent(

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -21,14 +22,17 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 
 from core.embedding import Embedder
 from core.namespace_memory import NamespaceMemory
+from core.tiers import q_high_since
 from core.write_plan import BufferedTurn
 from schemas.envelope import Envelope, Limits, decode
 from schemas.errors import EventValidationError
-from schemas.events import TurnsExtracted
+from schemas.events import QValueUpdated, TurnsExtracted
 
 log = logging.getLogger("memstream.state")
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+ACCESS_HISTORY = 64  # access times kept per memory (tier rules look at recent weeks only)
+MAX_RECALLS = 100_000  # recalls remembered per partition for feedback on a query id
 
 
 @dataclass
@@ -52,6 +56,16 @@ class PartitionState:
     watermark: datetime = EPOCH  # highest event time seen on this partition
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     events_applied: int = 0
+    # Input events whose effects are on the log: every agent-made event names its input as
+    # causation, so a re-delivered input is recognised after a restart too.
+    processed: set[str] = field(default_factory=set)
+    # Access statistics folded from the access topic: (namespace, memory_id) -> accesses
+    accesses: dict[tuple[str, str], list[datetime]] = field(default_factory=dict)
+    recalls: OrderedDict[tuple[str, str], tuple[tuple[str, int], ...]] = field(
+        default_factory=OrderedDict
+    )
+    access_events: set[str] = field(default_factory=set)
+    q_high_since: dict[tuple[str, str], datetime] = field(default_factory=dict)
 
     def memory(self, namespace: str) -> NamespaceMemory:
         mem = self.namespaces.get(namespace)
@@ -63,8 +77,40 @@ class PartitionState:
         if isinstance(env.payload, TurnsExtracted):
             self.extracted.update((env.namespace, t.turn_id) for t in env.payload.turns)
         else:
-            self.memory(env.namespace).apply(env)
+            state = self.memory(env.namespace).apply(env)
+            if state is not None and isinstance(env.payload, QValueUpdated):
+                key = (env.namespace, state.memory_id)
+                since = q_high_since(self.q_high_since.get(key), state.q_value, env.occurred_at)
+                if since is None:
+                    self.q_high_since.pop(key, None)
+                else:
+                    self.q_high_since[key] = since
+        if env.causation_id:
+            self.processed.add(env.causation_id)
+        if env.occurred_at > self.watermark:
+            self.watermark = env.occurred_at
         self.events_applied += 1
+
+    def apply_access(self, env: Envelope[Any]) -> bool:
+        """Fold one MemoryAccessed; False if this event was already counted."""
+        if env.event_id in self.access_events:
+            return False
+        self.access_events.add(env.event_id)
+        p = env.payload
+        for m in p.memories:
+            times = self.accesses.setdefault((env.namespace, m.memory_id), [])
+            times.append(env.occurred_at)
+            del times[:-ACCESS_HISTORY]
+        self.recalls[(env.namespace, p.query_id)] = tuple((m.memory_id, m.rank) for m in p.memories)
+        while len(self.recalls) > MAX_RECALLS:
+            self.recalls.popitem(last=False)
+        if env.occurred_at > self.watermark:
+            self.watermark = env.occurred_at
+        return True
+
+    def usage(self, namespace: str, memory_id: str) -> tuple[int, datetime | None]:
+        times = self.accesses.get((namespace, memory_id), [])
+        return len(times), (max(times) if times else None)
 
     def buffered(self, namespace: str, session_id: str | None, turn_id: str) -> bool:
         buf = self.buffers.get((namespace, session_id))
@@ -78,9 +124,31 @@ async def load_partition(
     embedder: Embedder,
     limits: Limits,
     idle: float = 0.5,
+    access_topic: str | None = None,
 ) -> PartitionState:
-    """Fold the memory-log partition into a fresh state (reads until the log is idle)."""
+    """Fold the memory-log partition (and the access partition) into a fresh state."""
     state = PartitionState(partition, embedder)
+    await _fold_partition(bootstrap, topic, partition, limits, idle, state.apply)
+    if access_topic:
+        await _fold_partition(bootstrap, access_topic, partition, limits, idle, state.apply_access)
+    log.info(
+        "partition %d loaded: %d events, %d namespaces",
+        partition,
+        state.events_applied,
+        len(state.namespaces),
+    )
+    return state
+
+
+async def _fold_partition(
+    bootstrap: str,
+    topic: str,
+    partition: int,
+    limits: Limits,
+    idle: float,
+    apply: Callable[[Any], Any],
+) -> None:
+    """Apply every record of one partition, from the start until the log is idle."""
     consumer = AIOKafkaConsumer(
         bootstrap_servers=bootstrap, enable_auto_commit=False, group_id=None
     )
@@ -101,20 +169,11 @@ async def load_partition(
             for record in records:
                 position = record.offset + 1
                 try:
-                    state.apply(decode(record.value, limits=limits))
-                except EventValidationError as e:  # projections dead-letter it; the writer skips it
-                    log.warning(
-                        "memory log %s[%d]@%d unreadable: %s", topic, partition, record.offset, e
-                    )
+                    apply(decode(record.value, limits=limits))
+                except EventValidationError as e:  # agents dead-lettered it already; state skips it
+                    log.warning("%s[%d]@%d unreadable: %s", topic, partition, record.offset, e)
     finally:
         await consumer.stop()
-    log.info(
-        "partition %d loaded: %d events, %d namespaces",
-        partition,
-        state.events_applied,
-        len(state.namespaces),
-    )
-    return state
 
 
 class PartitionStates:

@@ -1,0 +1,330 @@
+"""The learning agents: access tracking with co-activation, Q-learning from feedback,
+direct edits, and tier changes. Thin shells over ``core.qlearning``, ``core.coactivation``
+and ``core.tiers``.
+
+Every event they emit is applied to the partition's state at once and names its input as
+causation, with an id derived from that input: a re-delivered input is recognised (its
+id is in ``PartitionState.processed``) and changes nothing, even after a restart.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable
+from datetime import datetime
+from typing import Any
+
+from core.coactivation import CoactivationConfig, plan_recall
+from core.hashing import content_hash
+from core.qlearning import FeedbackView, QState, plan_q_updates
+from core.tiers import TierConfig, TierView, entity_group_sizes, tier_change
+from infra.settings import Settings
+from schemas._fields import utc_now
+from schemas.envelope import Envelope, encode, make_event, record_headers
+from schemas.errors import EventValidationError
+from schemas.events import (
+    Feedback,
+    MemoryArchived,
+    MemoryCreated,
+    MemoryEdit,
+    MemoryReinforced,
+    MemorySuperseded,
+    MemoryUpdated,
+    QValueUpdated,
+    TierChanged,
+)
+from schemas.ids import derived_id
+from streams.partition_state import PartitionState, PartitionStates
+from streams.sinks import Sink
+
+log = logging.getLogger("memstream.learning")
+
+RECALL_WAIT_S = 10.0
+
+
+class Learning:
+    def __init__(
+        self,
+        settings: Settings,
+        states: PartitionStates,
+        sink: Sink,
+        memory_topic: str,
+        alpha: float = 0.1,
+    ) -> None:
+        self.settings = settings
+        self.states = states
+        self.sink = sink
+        self.memory_topic = memory_topic
+        self.alpha = alpha
+        self.coactivation = CoactivationConfig()
+        self.tiers = TierConfig()
+
+    async def _emit(
+        self,
+        state: PartitionState,
+        payloads: list[tuple[Any, str]],
+        cause: Envelope[Any],
+        agent: str,
+    ) -> None:
+        """Build, apply and send events caused by ``cause`` (tags make the derived ids unique)."""
+        pending: list[Awaitable[Any]] = []
+        for payload, tag in payloads:
+            env = make_event(
+                payload,
+                namespace=cause.namespace,
+                session_id=cause.session_id,
+                occurred_at=cause.occurred_at,
+                causation_id=cause.event_id,
+                correlation_id=cause.correlation_id,
+                producer=agent,
+                recorded_at=utc_now(),
+                event_id=derived_id(cause.occurred_at, agent, cause.event_id, tag),
+                limits=self.settings.limits,
+            )
+            state.apply(env)
+            pending.append(
+                await self.sink.send(
+                    self.memory_topic,
+                    env.key,
+                    encode(env),
+                    partition=state.partition,
+                    headers=record_headers(env),
+                )
+            )
+        state.processed.add(cause.event_id)
+        await asyncio.gather(*pending)
+
+    # --- access tracking --------------------------------------------------------------
+
+    async def on_access(self, env: Envelope[Any], event: Any) -> None:
+        state = await self.states.get(event.message.partition)
+        async with state.lock:
+            state.apply_access(env)  # no-op when the partition load already folded it
+            if env.event_id in state.processed:
+                return
+            memory = state.memory(env.namespace)
+            ids = [m.memory_id for m in env.payload.memories if m.memory_id in memory.states]
+            stabilities = {mid: memory.states[mid].stability for mid in ids}
+            plan = plan_recall(ids, stabilities, self.coactivation)
+            await self._emit(
+                state,
+                [
+                    (
+                        MemoryReinforced(
+                            memory_id=c.memory_id,
+                            stability_before=c.stability_before,
+                            stability_after=c.stability_after,
+                            reason="coactivation",
+                            evidence={
+                                "rule": "hebbian",
+                                "query_id": env.payload.query_id,
+                                "co_retrieved": c.partners,
+                            },
+                        ),
+                        c.memory_id,
+                    )
+                    for c in plan.reinforcements
+                ],
+                env,
+                "access-tracker",
+            )
+
+    # --- feedback and edits --------------------------------------------------------------
+
+    async def on_feedback(self, env: Envelope[Any], event: Any) -> None:
+        state = await self.states.get(event.message.partition)
+        fb = env.payload
+        if isinstance(fb, Feedback) and fb.query_id and not fb.memory_ids:
+            await self._await_recall(state, env.namespace, fb.query_id)
+        async with state.lock:
+            if env.event_id in state.processed:
+                return  # already applied: a re-delivery changes nothing
+            if isinstance(env.payload, MemoryEdit):
+                await self._emit(state, self._edit(state, env), env, "q-learner")
+            else:
+                await self._emit(state, self._q_updates(state, env), env, "q-learner")
+
+    async def _await_recall(self, state: PartitionState, namespace: str, query_id: str) -> None:
+        """Feedback can overtake its recall's MemoryAccessed (they travel on different topics):
+        give the access tracker a moment; a recall still unknown then is a bad reference."""
+        for _ in range(int(RECALL_WAIT_S / 0.1)):
+            if (namespace, query_id) in state.recalls:
+                return
+            await asyncio.sleep(0.1)
+        raise EventValidationError(
+            "unknown_query", f"no recall {query_id!r} is known in {namespace!r}", "query_id"
+        )
+
+    def _q_updates(self, state: PartitionState, env: Envelope[Feedback]) -> list[tuple[Any, str]]:
+        fb: Feedback = env.payload
+        memory = state.memory(env.namespace)
+        recall = list(state.recalls.get((env.namespace, fb.query_id), ())) if fb.query_id else None
+        wanted = set(fb.memory_ids) | {mid for mid, _ in recall or ()}
+        qstates = {}
+        for mid in wanted:
+            s = memory.states.get(mid)
+            if s is not None:
+                _count, last_access = state.usage(env.namespace, mid)
+                uses = [t for t in (last_access, s.last_q_update) if t is not None]
+                qstates[mid] = QState(q=s.q_value, last_use=max(uses) if uses else s.created_at)
+        out: list[tuple[Any, str]] = []
+        for change in plan_q_updates(
+            qstates, FeedbackView.of(fb), recall, env.occurred_at, self.alpha
+        ):
+            out.append(
+                (
+                    QValueUpdated(
+                        memory_id=change.memory_id,
+                        old_q=change.old_q,
+                        new_q=change.new_q,
+                        reward=change.reward,
+                        weight=change.weight,
+                        alpha=change.alpha,
+                        feedback_event_id=env.event_id,
+                        evidence={**change.evidence(), "outcome": fb.outcome, "reason": fb.reason},
+                    ),
+                    f"q:{change.memory_id}",
+                )
+            )
+        if fb.outcome == "correction" and fb.correction and fb.memory_ids:
+            out.extend(self._correction(state, env, fb.memory_ids[0], fb.correction))
+        return out
+
+    def _correction(
+        self, state: PartitionState, env: Envelope[Any], target: str, text: str
+    ) -> list[tuple[Any, str]]:
+        """A correction with the right statement: a new memory supersedes the wrong one."""
+        old = state.memory(env.namespace).states.get(target)
+        if old is None or not old.active:
+            return []
+        chash = content_hash(env.namespace, text)
+        new_id = derived_id(env.occurred_at, "memory", env.namespace, chash, env.event_id)
+        return [
+            (
+                MemoryCreated(
+                    memory_id=new_id,
+                    text=text,
+                    category="correction",
+                    kind=old.kind,  # type: ignore[arg-type]
+                    confidence=1.0,
+                    importance=max(old.importance, 0.7),
+                    entities=list(old.entities),
+                    content_hash=chash,
+                    source_turn_ids=list(old.source_turn_ids),
+                    subject=old.subject,
+                    slot=old.slot,
+                    evidence={
+                        "decision": "correction",
+                        "corrects": target,
+                        "feedback_event_id": env.event_id,
+                    },
+                ),
+                "correction:create",
+            ),
+            (
+                MemorySuperseded(
+                    memory_id=target,
+                    superseded_by=new_id,
+                    valid_until=env.occurred_at,
+                    reason="user_correction",
+                    evidence={"feedback_event_id": env.event_id},
+                ),
+                "correction:supersede",
+            ),
+        ]
+
+    def _edit(self, state: PartitionState, env: Envelope[MemoryEdit]) -> list[tuple[Any, str]]:
+        edit = env.payload
+        current = state.memory(env.namespace).states.get(edit.memory_id)
+        if current is None:
+            log.warning("edit of unknown memory %s in %s ignored", edit.memory_id, env.namespace)
+            return []
+        if edit.action == "delete":
+            if current.status == "archived":
+                return []
+            return [
+                (
+                    MemoryArchived(
+                        memory_id=edit.memory_id,
+                        rule="user_delete",
+                        evidence={"reason": edit.reason, "edit_event_id": env.event_id},
+                    ),
+                    "delete",
+                )
+            ]
+        assert edit.text is not None
+        return [
+            (
+                MemoryUpdated(
+                    memory_id=edit.memory_id,
+                    text=edit.text,
+                    previous_text=current.text,
+                    content_hash=content_hash(env.namespace, edit.text),
+                    entities=[],
+                    evidence={
+                        "decision": "user_edit",
+                        "reason": edit.reason,
+                        "edit_event_id": env.event_id,
+                    },
+                ),
+                "update",
+            )
+        ]
+
+    # --- tiers (timer) ---------------------------------------------------------------------
+
+    async def check_tiers(self) -> None:
+        """Promote or demote by the tier rules, at each partition's event-time watermark."""
+        for state in self.states.loaded():
+            async with state.lock:
+                for ns, memory in list(state.namespaces.items()):
+                    await self._tiers_of(state, ns, memory, state.watermark)
+
+    async def _tiers_of(self, state: PartitionState, ns: str, memory: Any, at: datetime) -> None:
+        active = [s for s in memory.states.values() if s.active]
+        groups = entity_group_sizes((s.memory_id, s.entities) for s in active)
+        for s in sorted(active, key=lambda m: m.memory_id):
+            times = state.accesses.get((ns, s.memory_id), [])
+            view = TierView(
+                memory_id=s.memory_id,
+                tier=s.tier,
+                q_value=s.q_value,
+                created_at=s.created_at,
+                last_access=max(times) if times else None,
+                access_times=tuple(times),
+                q_high_since=state.q_high_since.get((ns, s.memory_id)),
+                entity_group=groups.get(s.memory_id, 1),
+                active=True,
+                pinned=s.pinned,
+                flashbulb=s.arousal >= 0.8,
+            )
+            decision = tier_change(view, at, self.tiers)
+            if decision is None:
+                continue
+            to_tier, rule, evidence = decision
+            cause = make_event(
+                TierChanged(
+                    memory_id=s.memory_id,
+                    from_tier=s.tier,
+                    to_tier=to_tier,  # type: ignore[arg-type]
+                    rule=rule,
+                    evidence=evidence,
+                ),
+                namespace=ns,
+                occurred_at=at,
+                event_id=derived_id(at, "tier", ns, s.memory_id, s.last_event_id),
+                producer="tier-keeper",
+                recorded_at=utc_now(),
+                limits=self.settings.limits,
+            )
+            state.apply(cause)
+            await (
+                await self.sink.send(
+                    self.memory_topic,
+                    cause.key,
+                    encode(cause),
+                    partition=state.partition,
+                    headers=record_headers(cause),
+                )
+            )
