@@ -17,9 +17,11 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from aiokafka import AIOKafkaProducer
 
+from consumers.client import Memory
 from consumers.ingest import IngestReport, ingest_file
 from consumers.kafka_read import read_topic
 from consumers.producer import AsyncProducer
@@ -63,6 +65,8 @@ def worker_for(settings: Settings, datadir: Path) -> Iterator[subprocess.Popen[b
         os.environ,
         MEMSTREAM_KAFKA_BOOTSTRAP=settings.bootstrap(),
         MEMSTREAM_TOPIC_PREFIX=settings.topic_prefix,
+        MEMSTREAM_DATA_DIR=settings.data_dir,
+        MEMSTREAM_BUFFER_IDLE_SECONDS=str(settings.buffer_idle_seconds),
         PYTHONPATH=str(ROOT),
     )
     log = datadir / "worker.log"
@@ -136,11 +140,47 @@ async def wait_for_dead_letters(
         await asyncio.sleep(0.5)
 
 
+def wait_until(fn: Any, ok: Any, timeout: float = 60.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        value = fn()
+        if ok(value) or time.monotonic() > deadline:
+            return value
+        time.sleep(0.5)
+
+
+def show_recall(mem: Memory, namespace: str, question: str) -> dict[str, Any]:
+    result = mem.recall(question, namespace=namespace, k=3)
+    print(f"  Q: {question}   [{result['intent']}, confidence {result['confidence']}]")
+    for r in result["results"]:
+        ex = r["explain"]
+        why = ", ".join(
+            f"{n}={ex[n]:.2f}"
+            for n in ("relevance", "retention", "q_value", "importance")
+            if n in ex
+        )
+        print(
+            f"     {r['score']:.3f}  {r['text']}   ({why}; from turns {', '.join(r['source_turn_ids'])})"
+        )
+    return result
+
+
+def analytics(mem_settings: Settings, sql: str) -> list[tuple[Any, ...]]:
+    from consumers.analytics import open_analytics
+
+    db = open_analytics(mem_settings)
+    try:
+        return db.sql(sql)[1]
+    finally:
+        db.close()
+
+
 def main() -> int:
     started = time.monotonic()
     base = load()
     workdir = Path(tempfile.mkdtemp(prefix="memstream-demo-"))
-    with broker_for(base.with_(data_dir=str(workdir))) as settings:
+    ok = True
+    with broker_for(base.with_(data_dir=str(workdir), buffer_idle_seconds=1.0)) as settings:
         step("topics")
         for s in asyncio.run(
             ensure_topics(settings.bootstrap(), settings.topic_prefix, settings.partitions)
@@ -163,10 +203,100 @@ def main() -> int:
             letters = asyncio.run(wait_for_dead_letters(settings, len(MALFORMED)))
             for dl, label in zip(letters, MALFORMED, strict=False):
                 print(f"  {label:20} -> dead letter: {dl.reason}: {dl.message[:70]}")
+            ok &= len(letters) == len(MALFORMED)
             step("what arrived on the turns topic")
             asyncio.run(show_arrivals(settings))
-    print(f"\ndemo finished in {time.monotonic() - started:.1f}s")
-    return 0 if len(letters) == len(MALFORMED) else 1
+
+            step("memories (extracted by the write path, projected into DuckDB and Qdrant)")
+            with Memory(settings=settings) as mem:
+                memories = wait_until(
+                    lambda: mem.get_all(namespace="acme")["results"], lambda rs: len(rs) >= 10
+                )
+                wait_until(lambda: mem.recall("Kafka version", namespace="acme")["results"], bool)
+                for row in analytics(
+                    settings,
+                    "SELECT namespace, status, count(*) FROM memories GROUP BY ALL ORDER BY ALL",
+                ):
+                    print(f"  {row[0]:8} {row[1]:10} {row[2]}")
+                print(f"  e.g. {memories[0]['memory']!r} ({memories[0]['category']})")
+                superseded = [
+                    m
+                    for m in mem.get_all(namespace="acme", filters={"status": "superseded"})[
+                        "results"
+                    ]
+                ]
+                for m in superseded:
+                    print(f"  superseded: {m['memory']!r} -> {m['superseded_by']}")
+
+                step("recall with explanations")
+                first = show_recall(mem, "acme", "Which Kafka version do we run?")
+                show_recall(mem, "acme", "What does Maya prefer for stream jobs?")
+                show_recall(mem, "globex", "When is the Android release?")
+                ok &= bool(first["results"]) and "3.7" in first["results"][0]["text"]
+
+                step("feedback moves Q-values")
+                top = first["results"][0]["memory_id"]
+                before = mem.get(top, namespace="acme")["q_value"]
+                mem.feedback(first["query_id"], "positive", namespace="acme", is_query=True)
+                after = wait_until(
+                    lambda: mem.get(top, namespace="acme")["q_value"], lambda q: q > before
+                )
+                print(
+                    f"  positive feedback on {first['query_id']}: Q {before:.3f} -> {after:.3f}  ({top})"
+                )
+                ok &= after > before
+                weak = show_recall(mem, "acme", "Who owns the Qdrant cluster?")
+                if weak["results"]:
+                    mem.feedback(weak["results"][0]["memory_id"], "negative", namespace="acme")
+
+                step("workflow observations and gap signals")
+                for outcome in ["success", "failure", "corrected", "failure", "success"]:
+                    mem.observe(
+                        "deploy-review", outcome, namespace="acme", detail=f"review run: {outcome}"
+                    )
+                for outcome in ["success"] * 4:
+                    mem.observe("recall", outcome, namespace="acme")
+                for question in [
+                    "how do we rotate kafka keys",
+                    "kafka key rotation procedure",
+                    "rotating the kafka keys safely",
+                ]:
+                    mem.recall(question, namespace="acme", k=3)
+                wait_until(
+                    lambda: analytics(settings, "SELECT count(*) FROM workflows")[0][0],
+                    lambda n: n >= 9,
+                )
+                wait_until(
+                    lambda: analytics(settings, "SELECT count(*) FROM searches")[0][0],
+                    lambda n: n >= 8,
+                )
+
+            step('gap report (memstream sql "SELECT * FROM gap_report")')
+            for row in analytics(
+                settings,
+                "SELECT namespace, topic, searches, avg_top_score, suggestion FROM gap_report",
+            ):
+                print(
+                    f"  {row[0]} '{row[1]}': {row[2]} searches, avg top score {row[3]}\n    {row[4]}"
+                )
+            step("workflow health")
+            for row in analytics(
+                settings,
+                "SELECT workflow, success_7d, failure_7d, corrected_7d, status "
+                "FROM workflow_health",
+            ):
+                print(
+                    f"  {row[0]:14} success {row[1]}  failure {row[2]}  corrected {row[3]}  -> {row[4]}"
+                )
+            step("Q-values now")
+            for row in analytics(
+                settings,
+                "SELECT text, round(q_value, 3) FROM memories WHERE namespace = 'acme' "
+                "AND q_value <> 0.5 ORDER BY q_value DESC",
+            ):
+                print(f"  {row[1]:.3f}  {row[0]}")
+    print(f"\ndemo finished in {time.monotonic() - started:.1f}s: {'OK' if ok else 'FAILED'}")
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

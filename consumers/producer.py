@@ -191,6 +191,7 @@ class AsyncProducer:
         session_id: str | None = None,
         occurred_at: datetime | None = None,
         source: str = "recall",
+        top_score: float | None = None,
     ) -> str:
         """Record that a recall returned ``memories`` ((memory_id, score) in rank order)."""
         payload = MemoryAccessed(
@@ -200,7 +201,9 @@ class AsyncProducer:
                 for i, (m, s) in enumerate(memories)
             ],
             query=query,
-            top_score=max((s for _m, s in memories), default=None),
+            top_score=top_score
+            if top_score is not None
+            else max((s for _m, s in memories), default=None),
             source=source,
         )
         return await self.publish(

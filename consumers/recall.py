@@ -81,7 +81,7 @@ class RecallResult:
         }
 
 
-Publisher = Callable[[str, str, str, list[tuple[str, float]], datetime], Awaitable[None]]
+Publisher = Callable[[str, str, str, list[tuple[str, float]], datetime, float], Awaitable[None]]
 
 
 class RecallService:
@@ -126,13 +126,15 @@ class RecallService:
             query_id=query_id,
             now=now,
         )
-        if record and self.publish is not None and result.skipped_reason is None:
+        if record and self.publish is not None and result.intent != "none":
+            # Searches that found nothing are recorded too: they are what gap reports are made of.
             await self.publish(
                 namespace,
                 result.query_id,
                 query,
                 [(r.memory_id, r.score) for r in result.results],
                 now or utc_now(),
+                result.details.get("top_relevance", 0.0),
             )
         return result
 
@@ -252,5 +254,12 @@ class RecallService:
                 "subqueries": subqueries,
                 "candidates": len(candidates),
                 "cues": list(intent.cues),
+                # An absolute measure of how well the best answer matches (ranking scores are
+                # relative to the candidate set): the top result's dense cosine similarity.
+                "top_relevance": _dense_score(hits[top[0].memory_id]) if top else 0.0,
             },
         )
+
+
+def _dense_score(hit: Hit) -> float:
+    return float(hit.dense.score) if hit.dense is not None else 0.0

@@ -183,3 +183,52 @@ def topic_key(query: str, words: int = 2) -> str:
         return "(none)"
     unique = sorted(set(tokens), key=lambda t: (-len(t), t))[:words]
     return " ".join(sorted(unique))
+
+
+def topic_words(query: str) -> frozenset[str]:
+    return frozenset(_stem(t) for t in _WORD.findall(query.casefold()) if t not in _STOP)
+
+
+class TopicClusters:
+    """Online clustering of a namespace's searches by shared content words.
+
+    A search joins the topic whose words it overlaps most (overlap coefficient >= 0.6 and at
+    least two shared words, or the same single word); otherwise it starts a topic labelled
+    by its own ``topic_key``. Deterministic for a given order of searches, and the order is
+    the log's (one namespace lives on one partition), so a rebuild labels alike.
+    """
+
+    def __init__(self) -> None:
+        self._topics: dict[str, list[tuple[str, set[str]]]] = {}
+
+    def assign(self, namespace: str, query: str) -> str:
+        words = topic_words(query)
+        if not words:
+            return "(none)"
+        topics = self._topics.setdefault(namespace, [])
+        best: tuple[float, int] | None = None
+        for i, (_label, tw) in enumerate(topics):
+            shared = len(words & tw)
+            score = shared / min(len(words), len(tw))
+            if (
+                (shared >= 2 or (shared == 1 and len(words) == len(tw) == 1))
+                and score >= 0.6
+                and (best is None or score > best[0])
+            ):
+                best = (score, i)
+        if best is None:
+            label = topic_key(query)
+            topics.append((label, set(words)))
+            return label
+        label, tw = topics[best[1]]
+        tw |= words
+        return label
+
+    def seed(self, namespace: str, label: str, query: str) -> None:
+        """Restore a topic from the projection after a restart."""
+        topics = self._topics.setdefault(namespace, [])
+        for existing, tw in topics:
+            if existing == label:
+                tw |= topic_words(query)
+                return
+        topics.append((label, set(topic_words(query))))

@@ -21,7 +21,7 @@ import orjson
 import pyarrow as pa
 
 from core.memory_state import MemoryState, apply
-from core.topics import topic_key
+from core.topics import TopicClusters
 from projections.duckdb_schema import TABLES, VIEWS
 from projections.port import ApplyStats, LogRecord, Projection
 from projections.user_sql import lock_down
@@ -202,6 +202,11 @@ class DuckDBProjection(Projection):
         for view, body in VIEWS.items():
             self.con.execute(f"CREATE OR REPLACE VIEW {view} AS {body}")
         # User SQL gets its own connection (DuckDB connections are per thread) behind a lock.
+        self.topics = TopicClusters()
+        for ns, label, query in self.con.execute(
+            "SELECT namespace, topic, query FROM searches ORDER BY occurred_at, event_id"
+        ).fetchall():
+            self.topics.seed(ns, label, query or "")
         self.reader = self.con.cursor()
         lock_down(self.reader)
         self.read_lock = threading.Lock()
@@ -411,8 +416,7 @@ class DuckDBProjection(Projection):
                 [topic, partition, next_offset],
             )
 
-    @staticmethod
-    def _search_row(env: Envelope[Any]) -> dict[str, Any]:
+    def _search_row(self, env: Envelope[Any]) -> dict[str, Any]:
         p = env.payload
         return {
             "event_id": env.event_id,
@@ -420,7 +424,7 @@ class DuckDBProjection(Projection):
             "occurred_at": env.occurred_at,
             "query_id": p.query_id,
             "query": p.query,
-            "topic": topic_key(p.query or ""),
+            "topic": self.topics.assign(env.namespace, p.query or ""),
             "top_score": p.top_score,
             "result_count": len(p.memories),
             "source": p.source,

@@ -58,10 +58,20 @@ def run_worker(
     api.projections = projections
 
     async def publish_access(
-        namespace: str, query_id: str, query: str, hits: list[tuple[str, float]], at: Any
+        namespace: str,
+        query_id: str,
+        query: str,
+        hits: list[tuple[str, float]],
+        at: Any,
+        top: float,
     ) -> None:
         await api.memory._publisher().access(
-            namespace=namespace, query_id=query_id, memories=hits, query=query, occurred_at=at
+            namespace=namespace,
+            query_id=query_id,
+            memories=hits,
+            query=query,
+            occurred_at=at,
+            top_score=top,
         )
 
     api.publish_access = publish_access
