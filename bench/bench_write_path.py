@@ -27,7 +27,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 async def publish_raw(bootstrap: str, topic: str, records: list[tuple[bytes, bytes]]) -> None:
-    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all", linger_ms=5, max_batch_size=512 * 1024)
+    producer = AIOKafkaProducer(
+        bootstrap_servers=bootstrap, acks="all", linger_ms=5, max_batch_size=512 * 1024
+    )
     await producer.start()
     try:
         futures = [await producer.send(topic, value, key=key) for key, value in records]
@@ -38,9 +40,15 @@ async def publish_raw(bootstrap: str, topic: str, records: list[tuple[bytes, byt
 
 async def raw_loop(bootstrap: str, source: str, sink: str, n: int) -> float:
     """Consume-and-produce with plain aiokafka: the floor any framework pays for Kafka I/O."""
-    consumer = AIOKafkaConsumer(source, bootstrap_servers=bootstrap, group_id="bench-raw",
-                                auto_offset_reset="earliest", enable_auto_commit=False,
-                                session_timeout_ms=6000, heartbeat_interval_ms=1000)
+    consumer = AIOKafkaConsumer(
+        source,
+        bootstrap_servers=bootstrap,
+        group_id="bench-raw",
+        auto_offset_reset="earliest",
+        enable_auto_commit=False,
+        session_timeout_ms=6000,
+        heartbeat_interval_ms=1000,
+    )
     producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all", linger_ms=5)
     await consumer.start()
     await producer.start()
@@ -50,7 +58,9 @@ async def raw_loop(bootstrap: str, source: str, sink: str, n: int) -> float:
             batch = await consumer.getmany(timeout_ms=1000, max_records=1000)
             if batch and not started:
                 started = time.perf_counter()
-            futures = [await producer.send(sink, r.value, key=r.key) for rs in batch.values() for r in rs]
+            futures = [
+                await producer.send(sink, r.value, key=r.key) for rs in batch.values() for r in rs
+            ]
             await asyncio.gather(*futures)
             seen += len(futures)
             await consumer.commit()
@@ -62,14 +72,18 @@ async def raw_loop(bootstrap: str, source: str, sink: str, n: int) -> float:
 
 def faust_ceiling(bootstrap: str, topic: str, n: int) -> float:
     out = Path(tempfile.mkdtemp()) / "ceiling.json"
-    proc = subprocess.Popen([sys.executable, "-m", "bench.faust_ceiling", bootstrap, topic, str(n), str(out)],
-                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bench.faust_ceiling", bootstrap, topic, str(n), str(out)],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + 180
         while not out.exists() and time.monotonic() < deadline:
             time.sleep(0.2)
         data = orjson.loads(out.read_bytes())
-        return float(data["n"]) / (data["last"] - data["first"])
+        return float(data["n"]) / float(data["last"] - data["first"])
     finally:
         proc.terminate()
         proc.wait(20)
@@ -94,11 +108,21 @@ async def covered_span(settings: Settings, n: int, timeout: float = 300) -> tupl
 
 def write_path_rate(settings: Settings, n: int) -> tuple[float, int]:
     datadir = Path(tempfile.mkdtemp(prefix="bench-worker-"))
-    env = dict(os.environ, MEMSTREAM_KAFKA_BOOTSTRAP=settings.bootstrap(), MEMSTREAM_TOPIC_PREFIX=settings.topic_prefix,
-               MEMSTREAM_BUFFER_IDLE_SECONDS="1", PYTHONPATH=str(ROOT))
+    env = dict(
+        os.environ,
+        MEMSTREAM_KAFKA_BOOTSTRAP=settings.bootstrap(),
+        MEMSTREAM_TOPIC_PREFIX=settings.topic_prefix,
+        MEMSTREAM_BUFFER_IDLE_SECONDS="1",
+        PYTHONPATH=str(ROOT),
+    )
     started = time.time()
-    proc = subprocess.Popen([sys.executable, "-m", "consumers.cli", "worker", "--datadir", str(datadir)],
-                            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "consumers.cli", "worker", "--datadir", str(datadir)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         wait_until_ready(datadir, 90, after=started)
         covered, span = asyncio.run(covered_span(settings, n))
@@ -115,15 +139,29 @@ def run() -> list[Figure]:
     with fresh_broker() as settings:
         source = f"{settings.topic_prefix}.turns"
         asyncio.run(publish_raw(settings.bootstrap(), source, records))
-        raw = asyncio.run(raw_loop(settings.bootstrap(), source, f"{settings.topic_prefix}.access", N))
+        raw = asyncio.run(
+            raw_loop(settings.bootstrap(), source, f"{settings.topic_prefix}.access", N)
+        )
         ceiling = faust_ceiling(settings.bootstrap(), source, N)
         rate, covered = write_path_rate(settings, N)
     note = f"{N} turns of {size:.0f} bytes on average, 4 partitions, one worker, rule extractor"
     if covered < N:
         note += f"; only {covered} turns covered before the timeout"
     return [
-        Figure("write path turns/s vs faust consume-only", rate, "turns/s", ceiling,
-               "faust consume-only agent (take_events)", notes=note),
-        Figure("write path turns/s vs raw loop", rate, "turns/s", raw,
-               "raw aiokafka consume-and-produce loop", notes=note),
+        Figure(
+            "write path turns/s vs faust consume-only",
+            rate,
+            "turns/s",
+            ceiling,
+            "faust consume-only agent (take_events)",
+            notes=note,
+        ),
+        Figure(
+            "write path turns/s vs raw loop",
+            rate,
+            "turns/s",
+            raw,
+            "raw aiokafka consume-and-produce loop",
+            notes=note,
+        ),
     ]

@@ -30,7 +30,9 @@ def main() -> None:
         broker_session_timeout=6,
         broker_heartbeat_interval=1,
     )
-    topic = app.topic(topic_name, key_type=bytes, value_type=bytes, key_serializer="raw", value_serializer="raw")
+    topic = app.topic(
+        topic_name, key_type=bytes, value_type=bytes, key_serializer="raw", value_serializer="raw"
+    )
     seen = {"n": 0, "first": 0.0}
 
     async def count(stream: object) -> None:
@@ -40,7 +42,9 @@ def main() -> None:
             seen["n"] += len(events)
             if seen["n"] >= n:
                 with open(out, "wb") as f:
-                    f.write(orjson.dumps({"first": seen["first"], "last": time.time(), "n": seen["n"]}))
+                    f.write(
+                        orjson.dumps({"first": seen["first"], "last": time.time(), "n": seen["n"]})
+                    )
 
     app.agent(topic, name="count", concurrency=1)(count)
     loop = asyncio.new_event_loop()

@@ -136,4 +136,7 @@ async def _run(
             await flush((ns, session), trigger)
     for key in list(buffers):
         await flush(key, "idle")
+    close = getattr(extractor, "aclose", None)
+    if close is not None:  # the LLM extractor's HTTP client belongs to this loop
+        await close()
     return out

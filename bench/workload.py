@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from consumers.producer import turn_event
 from schemas.envelope import Envelope
@@ -37,7 +38,9 @@ FILL = {
 }
 
 
-def turns(n: int, *, namespaces: int = 16, sessions: int = 64, seed: int = 7) -> Iterator[Envelope[object]]:
+def turns(
+    n: int, *, namespaces: int = 16, sessions: int = 64, seed: int = 7
+) -> Iterator[Envelope[Any]]:
     rng = random.Random(seed)
     t0 = datetime(2024, 1, 1, tzinfo=UTC)
     for i in range(n):

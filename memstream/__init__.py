@@ -3,6 +3,7 @@
 The public API lives here; the packages behind it are implementation.
 """
 
+from consumers.client import AsyncMemory, Memory, MemstreamError
 from consumers.producer import AsyncProducer, Producer, PublishError
 from infra.settings import ConfigError, Settings
 from infra.settings import load as load_settings
@@ -19,13 +20,16 @@ from schemas import (
 )
 
 __all__ = [
+    "AsyncMemory",
     "AsyncProducer",
     "ConfigError",
     "ConversationTurn",
     "Envelope",
     "EventValidationError",
     "Feedback",
+    "Memory",
     "MemoryAccessed",
+    "MemstreamError",
     "Producer",
     "PublishError",
     "Settings",

@@ -81,9 +81,21 @@ def test_tenant_isolation_over_many_random_recalls(
     settings: Settings, tenants: dict[str, str]
 ) -> None:
     rng = random.Random(7)
-    words = (
-        ["live", "food", "work", "decided", "Kafka", "Rust", "Lisbon", "Oslo", "tacos", "ramen", "team", "engineer", "designer"]
-    )
+    words = [
+        "live",
+        "food",
+        "work",
+        "decided",
+        "Kafka",
+        "Rust",
+        "Lisbon",
+        "Oslo",
+        "tacos",
+        "ramen",
+        "team",
+        "engineer",
+        "designer",
+    ]
     with Memory(settings=settings) as mem:
         own = {ns: {r["id"] for r in mem.get_all(user_id=ns)["results"]} for ns in tenants.values()}
         for _ in range(300):

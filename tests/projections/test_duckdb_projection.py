@@ -96,7 +96,9 @@ def test_gap_report_finds_poorly_answered_topics(proj: DuckDBProjection) -> None
     ]
     events += [_access("acme", "old question about kafka keys", 0.0, T0 - timedelta(days=60), 40)]
     proj.apply(records(events, topic="t.access"))
-    _cols, rows = proj.user_query("SELECT namespace, topic, searches, avg_top_score FROM gap_report")
+    _cols, rows = proj.user_query(
+        "SELECT namespace, topic, searches, avg_top_score FROM gap_report"
+    )
     assert rows == [("acme", "kafka key", 5, 0.12)]  # the 60-day-old search is outside the window
     _c, usage = proj.user_query("SELECT access_count FROM memory_usage WHERE memory_id = 'm1'")
     assert usage == [(11,)]
