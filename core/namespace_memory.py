@@ -23,6 +23,7 @@ class NamespaceMemory:
     states: dict[str, MemoryState] = field(default_factory=dict)
     by_hash: dict[str, str] = field(default_factory=dict)
     by_slot: dict[tuple[str, str], set[str]] = field(default_factory=dict)
+    tagged: set[str] = field(default_factory=set)  # memories with a live or unexpired synaptic tag
     _rows: dict[str, int] = field(default_factory=dict)
     _ids: list[str] = field(default_factory=list)
     _matrix: NDArray[np.float32] = field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))
@@ -53,6 +54,10 @@ class NamespaceMemory:
         if before is not None and before.content_hash != after.content_hash:
             self.by_hash.pop(before.content_hash, None)
         self.by_hash[after.content_hash] = mid
+        if after.tagged_until is not None:
+            self.tagged.add(mid)
+        else:
+            self.tagged.discard(mid)
         if after.subject and after.slot:
             self.by_slot.setdefault((after.subject, after.slot), set()).add(mid)
         if before is None or before.text != after.text:

@@ -20,6 +20,7 @@ from core.hashing import content_hash
 from core.merge import covers, merge_texts
 from core.namespace_memory import NamespaceMemory
 from core.signals import SignalRecord
+from core.tagging import Arrival, Tag, TagConfig, is_flashbulb, on_memory
 from schemas.envelope import DEFAULT_LIMITS, Envelope, Limits, make_event
 from schemas.errors import EventValidationError
 from schemas.events import (
@@ -30,6 +31,9 @@ from schemas.events import (
     MemorySuperseded,
     MemoryUpdated,
     Role,
+    SynapticTagged,
+    TagCaptured,
+    TagExpired,
     TurnsExtracted,
     TurnSignal,
 )
@@ -234,6 +238,7 @@ def _plan_fact(
         ]
 
     memory_id = derived_id(at, "memory", ns, chash, head.event_id)
+    flashbulb_rule = is_flashbulb(max([0.0, *(t.signal.emotion.arousal for t in sources)]))
     importance = max([fact.importance, *(t.signal.importance.combined for t in sources)])
     arousal = max([0.0, *(t.signal.emotion.arousal for t in sources)])
     created = event(
@@ -243,7 +248,7 @@ def _plan_fact(
             category=fact.category,
             kind=fact.kind,
             confidence=fact.confidence,
-            importance=round(min(importance, 1.0), 6),
+            importance=round(min(max(importance, 0.9) if flashbulb_rule else importance, 1.0), 6),
             arousal=round(min(arousal, 1.0), 6),
             entities=list(fact.entities),
             valid_from=fact.valid_from,
@@ -254,14 +259,17 @@ def _plan_fact(
             extraction=extraction,
             subject=fact.subject,
             slot=fact.slot,
+            pinned=flashbulb_rule,
             evidence={**evidence, "signals": {t.turn_id: list(t.signal.reasons) for t in sources}},
         ),
         "create",
     )
+    tags = _plan_tags(memory, created, event)
     if decision.action != "supersede" or decision.target_id is None:
-        return [created]
+        return [created, *tags]
     return [
         created,
+        *tags,
         event(
             MemorySuperseded(
                 memory_id=decision.target_id,
@@ -278,6 +286,58 @@ def _plan_fact(
             "supersede",
         ),
     ]
+
+
+def _plan_tags(
+    memory: NamespaceMemory, created: Envelope[MemoryCreated], event: Any
+) -> list[Envelope[Any]]:
+    """Synaptic tagging and capture within the session, at the new memory's event time."""
+    p = created.payload
+    at = created.occurred_at
+    config = TagConfig()
+    tags = [
+        Tag(s.memory_id, s.tagged_until - config.ttl, s.tagged_until, s.importance, s.stability)
+        for mid in sorted(memory.tagged)
+        if (s := memory.states[mid]).session_id == created.session_id and s.tagged_until is not None
+    ]
+    decision = on_memory(tags, Arrival(p.memory_id, p.importance, p.arousal), at, config)
+    out: list[Envelope[Any]] = []
+    for tag in decision.expired:
+        out.append(
+            event(
+                TagExpired(
+                    memory_id=tag.memory_id,
+                    evidence={"rule": "tag_ttl", "expired_at": tag.expires_at.isoformat()},
+                ),
+                f"expire:{tag.memory_id}",
+            )
+        )
+    for c in decision.captures:
+        out.append(
+            event(
+                TagCaptured(
+                    memory_id=c.memory_id,
+                    captured_by=p.memory_id,
+                    stability_before=c.stability_before,
+                    stability_after=c.stability_after,
+                    evidence=c.evidence(at),
+                ),
+                f"capture:{c.memory_id}",
+            )
+        )
+    if decision.new_tag is not None:
+        out.append(
+            event(
+                SynapticTagged(
+                    memory_id=p.memory_id,
+                    expires_at=decision.new_tag.expires_at,
+                    importance=p.importance,
+                    evidence={"rule": "weak_memory", **decision.evidence},
+                ),
+                "tag",
+            )
+        )
+    return out
 
 
 def covered_turns(events: Sequence[Envelope[Any]]) -> set[str]:
