@@ -477,6 +477,45 @@ def cmd_recall(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_consolidate(args: argparse.Namespace) -> int:
+    import httpx
+    import orjson
+
+    from streams.status import running_worker
+
+    settings = _settings(args)
+    worker = running_worker(settings.data_dir)
+    if worker is None:
+        print(
+            "memstream consolidate: no running worker (the cycle runs where the memory state lives)",
+            file=sys.stderr,
+        )
+        return 2
+    key = settings.api_keys.split(",")[0].split("=")[0] if settings.api_keys else None
+    response = httpx.post(
+        f"{worker['api_url']}/v1/consolidate",
+        timeout=600,
+        headers={"Authorization": f"Bearer {key}"} if key else {},
+        json={"apply": args.apply, "namespaces": args.namespace or [], "at": args.at},
+    )
+    body = response.json()
+    if response.status_code != 200:
+        print(f"memstream consolidate: {body.get('error', {}).get('message')}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(orjson.dumps(body, option=orjson.OPT_INDENT_2).decode())
+        return 0
+    mode = "applied" if args.apply else "dry run (nothing written; --apply to act)"
+    for r in body["reports"]:
+        print(
+            f"{r['namespace']} at {r['at'][:19]}: {r['memories']} memories, {len(r['actions'])} actions, {mode}"
+        )
+        for step, n in r["counts"].items():
+            deferred = r["deferred"].get(step, 0)
+            print(f"  {step:14} {n:5}" + (f"  (+{deferred} deferred)" if deferred else ""))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="memstream", description=__doc__)
     parser.add_argument(
@@ -550,6 +589,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.add_argument("--batch", help="JSONL in: query, namespace, optional k, as_of, id; JSONL out")
     p.set_defaults(fn=cmd_recall)
+
+    p = sub.add_parser(
+        "consolidate", help="the dream cycle: decay, rehearsal, expiry, forgetting, merges"
+    )
+    p.add_argument(
+        "--apply", action="store_true", help="write the actions as events (default: dry run)"
+    )
+    p.add_argument("--namespace", action="append", help="limit to these namespaces (repeatable)")
+    p.add_argument("--at", help="event time of the cycle (default: each partition's newest event)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(fn=cmd_consolidate)
 
     p = sub.add_parser("verify", help="rebuild side by side and diff against the live projections")
     p.set_defaults(fn=cmd_verify)

@@ -82,6 +82,8 @@ class ApiService(Service):
         self.web.router.add_post("/sql", self.sql)
         self.web.router.add_get("/projections/digest", self.digest)
         self.web.router.add_get("/openapi.json", self.openapi)
+        self.web.router.add_post("/v1/consolidate", self.consolidate)
+        self.handles: dict[str, Any] = {}  # set by the worker: the agents' shared state
         self.memory.register(self.web)
 
     async def on_start(self) -> None:
@@ -173,3 +175,26 @@ class ApiService(Service):
             wanted = [n for n in namespaces.split(",") if n]
             out["qdrant"] = await asyncio.to_thread(proj.qdrant.digest, wanted)
         return json_response(out)
+
+    async def consolidate(self, request: web.Request) -> web.Response:
+        """Run the dream cycle over this worker's partitions (dry run unless apply)."""
+        if (denied := self._admin(request)) is not None:
+            return denied
+        from streams.consolidation import run_cycle
+
+        body = await read_json(request) if request.can_read_body else {}
+        states = self.handles.get("states")
+        learning = self.handles.get("learning")
+        if states is None or learning is None:
+            return error(503, "no_agents", "this worker runs no agents")
+        at = body.get("at")
+        reports = await run_cycle(
+            states.loaded(),
+            self.settings,
+            learning.sink,
+            learning.memory_topic,
+            namespaces=set(body.get("namespaces") or []) or None,
+            at=dt.datetime.fromisoformat(at) if at else None,
+            apply=bool(body.get("apply")),
+        )
+        return json_response({"reports": reports})

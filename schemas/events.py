@@ -410,6 +410,20 @@ class MemoryRestored:
     evidence: dict[str, Any] = _evidence()
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ConsolidationReported:
+    """A dream cycle that was applied: what each step did; its actions name it as cause."""
+
+    TYPE: ClassVar[str] = "ConsolidationReported"
+    VERSION: ClassVar[int] = 1
+
+    counts: dict[str, Any] = field(default_factory=dict)
+    deferred: dict[str, Any] = field(default_factory=dict)
+    actions: int = field(default=0, metadata=spec(ge=0))
+    memories: int = field(default=0, metadata=spec(ge=0))
+    evidence: dict[str, Any] = _evidence()
+
+
 INPUT_TYPES: tuple[type, ...] = (
     ConversationTurn,
     MemoryAccessed,
@@ -421,6 +435,7 @@ INPUT_TYPES: tuple[type, ...] = (
 )
 MEMORY_TYPES: tuple[type, ...] = (
     TurnsExtracted,
+    ConsolidationReported,
     MemoryCreated,
     MemoryUpdated,
     MemoryReinforced,

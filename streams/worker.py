@@ -75,6 +75,7 @@ def run_worker(
         )
 
     api.publish_access = publish_access
+    api.handles = app.memstream  # type: ignore[attr-defined]
     app.memstream["recall"] = api.recall_service  # type: ignore[attr-defined]  # for the Kafka responder
     app.add_dependency(api)
     record_worker(settings, api_url=f"http://{api.host}:{api.port}", datadir=str(status_dir))

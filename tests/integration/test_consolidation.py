@@ -1,0 +1,73 @@
+"""The dream cycle through the worker: a dry run writes nothing, an applied cycle writes its
+actions as events caused by one report, and applying the same cycle again changes nothing."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+import time
+import uuid
+from datetime import UTC, datetime
+
+import orjson
+
+from consumers.client import Memory
+from infra.settings import Settings
+from tests.harness import ROOT, WorkerProcess, settings_env
+from tests.integration.test_write_path import memory_log
+
+T0 = datetime(2023, 1, 10, 9, tzinfo=UTC)
+
+
+def consolidate(s: Settings, *args: str) -> dict[str, object]:
+    out = subprocess.run(
+        [sys.executable, "-m", "consumers.cli", "consolidate", "--json", *args],
+        env=settings_env(s),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    result: dict[str, object] = orjson.loads(out.stdout)
+    return result
+
+
+def test_dry_run_apply_and_idempotence(settings: Settings, worker: WorkerProcess) -> None:
+    ns = f"dream-{uuid.uuid4().hex[:8]}"
+    with Memory(settings=settings) as mem:
+        mem.add(
+            [
+                "I maybe like opera.",
+                "I think I might visit Rome someday.",
+                "I live in Porto.",
+                "My favorite food is bacalhau.",
+            ],
+            user_id=ns,
+            occurred_at=T0,
+        )
+        deadline = time.monotonic() + 45
+        while len(mem.get_all(user_id=ns)["results"]) < 3 and time.monotonic() < deadline:
+            time.sleep(0.5)
+    before = len(asyncio.run(memory_log(settings, ns)))
+    later = "2025-06-01T00:00:00+00:00"  # two years on: decay, expiry and archival rules apply
+    dry = consolidate(settings, "--namespace", ns, "--at", later)
+    [report] = dry["reports"]  # type: ignore[misc]
+    assert report["actions"] and not report["applied"]
+    time.sleep(1.0)
+    assert len(asyncio.run(memory_log(settings, ns))) == before  # a dry run writes nothing
+    applied = consolidate(settings, "--namespace", ns, "--at", later, "--apply")
+    assert applied["reports"][0]["applied"]  # type: ignore[index]
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        log = asyncio.run(memory_log(settings, ns))
+        if any(e.type == "ConsolidationReported" for e in log):
+            break
+        time.sleep(0.5)
+    heads = [e for e in log if e.type == "ConsolidationReported"]
+    assert len(heads) == 1
+    caused = [e for e in log if e.causation_id == heads[0].event_id]
+    assert caused and all(e.producer == "dream-cycle" for e in caused)
+    again = consolidate(settings, "--namespace", ns, "--at", later)
+    assert again["reports"][0]["actions"] == []  # type: ignore[index]
