@@ -108,14 +108,18 @@ async def covered_span(settings: Settings, n: int, timeout: float = 300) -> tupl
 
 def write_path_rate(settings: Settings, n: int) -> tuple[float, int]:
     datadir = Path(tempfile.mkdtemp(prefix="bench-worker-"))
+    # Projections off: this measures the write path; the projections have their own benchmark.
     env = dict(
         os.environ,
         MEMSTREAM_KAFKA_BOOTSTRAP=settings.bootstrap(),
         MEMSTREAM_TOPIC_PREFIX=settings.topic_prefix,
         MEMSTREAM_BUFFER_IDLE_SECONDS="1",
+        MEMSTREAM_DATA_DIR=str(datadir / "data"),
+        MEMSTREAM_PROJECTIONS="",
         PYTHONPATH=str(ROOT),
     )
     started = time.time()
+    log = (datadir / "worker.log").open("wb")
     proc = subprocess.Popen(
         [sys.executable, "-m", "consumers.cli", "worker", "--datadir", str(datadir)],
         cwd=ROOT,

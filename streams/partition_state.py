@@ -158,6 +158,8 @@ async def _fold_partition(
         consumer.assign([tp])
         await consumer.seek_to_beginning(tp)
         end = (await consumer.end_offsets([tp]))[tp]
+        if end == 0:
+            return  # nothing was ever written (a non-empty partition reports at least 1)
         position = 0
         while True:
             batch = await consumer.getmany(
@@ -197,6 +199,12 @@ class PartitionStates:
             self._loading.pop(partition, None)
         self._states[partition] = state
         return state
+
+    def prefetch(self, partitions: set[int]) -> None:
+        """Start loading newly assigned partitions at once, side by side, not on first use."""
+        for p in partitions:
+            if p not in self._states and p not in self._loading:
+                self._loading[p] = asyncio.ensure_future(self._loader(p))
 
     def drop(self, partitions: set[int]) -> None:
         """Revoked partitions: forget their state (buffered turns were never acked)."""

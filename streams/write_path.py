@@ -143,6 +143,8 @@ class WritePath:
     # --- timer -----------------------------------------------------------------------
 
     async def flush_due(self) -> None:
+        if self.app.producer is None or not self.app.producer.started:
+            return  # starting or stopping: the held turns are re-read after a restart anyway
         now = asyncio.get_running_loop().time()
         jobs: list[Job] = []
         for state in self.states.loaded():
