@@ -13,6 +13,7 @@ from pathlib import Path
 
 import orjson
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
+from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 
 from bench.broker import fresh_broker
 from bench.figures import Figure
@@ -70,6 +71,15 @@ async def raw_loop(bootstrap: str, source: str, sink: str, n: int) -> float:
         await producer.stop()
 
 
+async def create_topic(bootstrap: str, name: str, partitions: int) -> None:
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    await admin.start()
+    try:
+        await admin.create_topics([NewTopic(name, partitions, 1)])
+    finally:
+        await admin.close()
+
+
 def faust_ceiling(bootstrap: str, topic: str, n: int) -> float:
     out = Path(tempfile.mkdtemp()) / "ceiling.json"
     proc = subprocess.Popen(
@@ -124,8 +134,8 @@ def write_path_rate(settings: Settings, n: int) -> tuple[float, int]:
         [sys.executable, "-m", "consumers.cli", "worker", "--datadir", str(datadir)],
         cwd=ROOT,
         env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stdout=log,
+        stderr=subprocess.STDOUT,
     )
     try:
         wait_until_ready(datadir, 90, after=started)
@@ -143,8 +153,9 @@ def run() -> list[Figure]:
     with fresh_broker() as settings:
         source = f"{settings.topic_prefix}.turns"
         asyncio.run(publish_raw(settings.bootstrap(), source, records))
+        asyncio.run(create_topic(settings.bootstrap(), "bench.raw-out", settings.partitions))
         raw = asyncio.run(
-            raw_loop(settings.bootstrap(), source, f"{settings.topic_prefix}.access", N)
+            raw_loop(settings.bootstrap(), source, "bench.raw-out", N)
         )
         ceiling = faust_ceiling(settings.bootstrap(), source, N)
         rate, covered = write_path_rate(settings, N)

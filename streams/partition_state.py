@@ -26,7 +26,7 @@ from core.tiers import q_high_since
 from core.write_plan import BufferedTurn
 from schemas.envelope import Envelope, Limits, decode
 from schemas.errors import EventValidationError
-from schemas.events import QValueUpdated, TurnsExtracted
+from schemas.events import MemoryAccessed, QValueUpdated, TurnsExtracted
 
 log = logging.getLogger("memstream.state")
 
@@ -92,9 +92,9 @@ class PartitionState:
         self.events_applied += 1
 
     def apply_access(self, env: Envelope[Any]) -> bool:
-        """Fold one MemoryAccessed; False if this event was already counted."""
-        if env.event_id in self.access_events:
-            return False
+        """Fold one MemoryAccessed; False if this event was already counted (or is none)."""
+        if env.event_id in self.access_events or not isinstance(env.payload, MemoryAccessed):
+            return False  # other types on the topic were dead-lettered by the access tracker
         self.access_events.add(env.event_id)
         p = env.payload
         for m in p.memories:
