@@ -17,7 +17,7 @@ N = int(os.environ.get("BENCH_CYCLE_N", "100000"))
 PER_NAMESPACE = 1000
 AT = datetime(2025, 1, 1, tzinfo=UTC)
 CATEGORIES = ["fact", "preference", "decision", "moment", "entity", "commitment", "skill"]
-WORDS = "kafka duckdb qdrant python rust boston denver coffee tea chess guitar travel budget release".split()
+WORDS = ["kafka", "duckdb", "qdrant", "python", "rust", "boston", "denver", "coffee", "tea", "chess", "guitar", "travel", "budget", "release"]
 
 
 def memories(n: int) -> list[MemoryView]:
@@ -25,19 +25,29 @@ def memories(n: int) -> list[MemoryView]:
     out = []
     for i in range(n):
         w1, w2 = rng.choice(WORDS), rng.choice(WORDS)
-        out.append(MemoryView(
-            memory_id=f"m{i}", namespace=f"ns-{i // PER_NAMESPACE}", text=f"User {i % 300} likes {w1} and {w2}",
-            category=rng.choice(CATEGORIES), created_at=AT - timedelta(days=rng.randrange(1, 400)),
-            importance=rng.random(), confidence=rng.random(), q_value=rng.random(),
-            access_count=rng.randrange(0, 12), stability=1.0 + rng.random() * 3,
-        ))
+        out.append(
+            MemoryView(
+                memory_id=f"m{i}",
+                namespace=f"ns-{i // PER_NAMESPACE}",
+                text=f"User {i % 300} likes {w1} and {w2}",
+                category=rng.choice(CATEGORIES),
+                created_at=AT - timedelta(days=rng.randrange(1, 400)),
+                importance=rng.random(),
+                confidence=rng.random(),
+                q_value=rng.random(),
+                access_count=rng.randrange(0, 12),
+                stability=1.0 + rng.random() * 3,
+            )
+        )
     return out
 
 
 def run() -> list[Figure]:
     views = memories(N)
     emb = HashingEmbedder()
-    vectors = dict(zip((v.memory_id for v in views), emb.embed([v.text for v in views]), strict=True))
+    vectors = dict(
+        zip((v.memory_id for v in views), emb.embed([v.text for v in views]), strict=True)
+    )
     config = LifecycleConfig()
     by_ns: dict[str, list[MemoryView]] = {}
     for v in views:
@@ -46,7 +56,9 @@ def run() -> list[Figure]:
     started = time.perf_counter()
     actions = 0
     for group in by_ns.values():
-        report = plan_cycle(group, {}, {v.memory_id: vectors[v.memory_id] for v in group}, AT, config)
+        report = plan_cycle(
+            group, {}, {v.memory_id: vectors[v.memory_id] for v in group}, AT, config
+        )
         actions += len(report.actions)
     cycle_s = time.perf_counter() - started
     _current, peak = tracemalloc.get_traced_memory()
@@ -56,8 +68,22 @@ def run() -> list[Figure]:
         plan_decay(group, AT, config)
     decay_s = time.perf_counter() - started
     return [
-        Figure(f"dream cycle @{N:,} memories", cycle_s, "s", decay_s, "decay step alone", better="lower",
-               notes=f"{len(by_ns)} namespaces of {PER_NAMESPACE}; {actions} actions planned"),
-        Figure(f"dream cycle peak memory @{N:,}", peak / 2**20, "MiB", None, "", better="lower",
-               notes="tracemalloc peak during planning (vectors computed beforehand)"),
+        Figure(
+            f"dream cycle @{N:,} memories",
+            cycle_s,
+            "s",
+            decay_s,
+            "decay step alone",
+            better="lower",
+            notes=f"{len(by_ns)} namespaces of {PER_NAMESPACE}; {actions} actions planned",
+        ),
+        Figure(
+            f"dream cycle peak memory @{N:,}",
+            peak / 2**20,
+            "MiB",
+            None,
+            "",
+            better="lower",
+            notes="tracemalloc peak during planning (vectors computed beforehand)",
+        ),
     ]

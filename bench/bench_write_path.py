@@ -125,7 +125,7 @@ def write_path_rate(settings: Settings, n: int) -> tuple[float, int]:
         MEMSTREAM_TOPIC_PREFIX=settings.topic_prefix,
         MEMSTREAM_BUFFER_IDLE_SECONDS="1",
         MEMSTREAM_DATA_DIR=str(datadir / "data"),
-        MEMSTREAM_PROJECTIONS="",
+        MEMSTREAM_PROJECTIONS="none",
         PYTHONPATH=str(ROOT),
     )
     started = time.time()
@@ -154,9 +154,7 @@ def run() -> list[Figure]:
         source = f"{settings.topic_prefix}.turns"
         asyncio.run(publish_raw(settings.bootstrap(), source, records))
         asyncio.run(create_topic(settings.bootstrap(), "bench.raw-out", settings.partitions))
-        raw = asyncio.run(
-            raw_loop(settings.bootstrap(), source, "bench.raw-out", N)
-        )
+        raw = asyncio.run(raw_loop(settings.bootstrap(), source, "bench.raw-out", N))
         ceiling = faust_ceiling(settings.bootstrap(), source, N)
         rate, covered = write_path_rate(settings, N)
     note = f"{N} turns of {size:.0f} bytes on average, 4 partitions, one worker, rule extractor"

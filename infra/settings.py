@@ -50,7 +50,9 @@ class Settings:
     # retrieval
     qdrant_url: str | None = None
     # worker
-    projections: str = "duckdb,qdrant,archive"  # which read models this worker keeps ("" for none)
+    projections: str = (
+        "duckdb,qdrant,archive"  # which read models this worker keeps ("none" for none)
+    )
     api_host: str = "127.0.0.1"
     api_port: int = 0  # 0: a free port, recorded in <data_dir>/worker.json
     api_keys: str | None = None  # "key=ns1|ns2,admin=*" (see consumers/auth.py); unset: open API

@@ -212,7 +212,9 @@ def register_agents(
     app.on_partitions_revoked.connect(revoked)  # type: ignore[arg-type]
 
     async def assigned(sender: Any, assigned: set[Any], **_kw: Any) -> None:
-        states.prefetch({tp.partition for tp in assigned if tp.topic == topics["turns"].get_topic_name()})
+        states.prefetch(
+            {tp.partition for tp in assigned if tp.topic == topics["turns"].get_topic_name()}
+        )
 
     app.on_partitions_assigned.connect(assigned)  # type: ignore[arg-type]
     handles: dict[str, Any] = {

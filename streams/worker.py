@@ -48,7 +48,9 @@ def run_worker(
     app.on_partitions_assigned.connect(_assigned)  # type: ignore[arg-type]
     app.on_rebalance_complete.connect(_complete)  # type: ignore[arg-type]
 
-    kinds = [k.strip() for k in settings.projections.split(",") if k.strip()]
+    kinds = [
+        k.strip() for k in settings.projections.split(",") if k.strip() and k.strip() != "none"
+    ]
     projections = ProjectionService(settings, kinds, loop=loop) if kinds else None
     if projections is not None:
         app.add_dependency(projections)
