@@ -516,6 +516,104 @@ def cmd_consolidate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _rows(
+    settings: Settings, sql: str, params: list[Any] | None = None
+) -> tuple[list[str], list[tuple[Any, ...]]]:
+    from consumers.analytics import open_analytics
+
+    db = open_analytics(settings)
+    try:
+        return db.sql(sql, params)
+    finally:
+        db.close()
+
+
+def cmd_health(args: argparse.Namespace) -> int:
+    where = "WHERE namespace = ?" if args.namespace else ""
+    columns, rows = _rows(
+        _settings(args),
+        f"SELECT * FROM workflow_health {where}",
+        [args.namespace] if args.namespace else None,
+    )
+    _print_table(columns, rows, sys.stdout)
+    return 1 if any(r[columns.index("status")] == "degraded" for r in rows) and args.strict else 0
+
+
+def cmd_evidence(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    _c, health = _rows(
+        settings,
+        "SELECT namespace, status, failure_7d, corrected_7d, missed_7d, success_rate_7d "
+        "FROM workflow_health WHERE workflow = ?",
+        [args.workflow],
+    )
+    if not health:
+        print(f"memstream evidence: no observations of workflow {args.workflow!r}", file=sys.stderr)
+        return 1
+    for ns, status, failures, corrected, missed, rate in health:
+        print(
+            f"{args.workflow} in {ns}: {status} (7 days: success rate {rate}, {failures} failed, "
+            f"{corrected} corrected, {missed} missed)"
+        )
+        _c, rows = _rows(
+            settings,
+            "SELECT occurred_at, outcome, detail FROM workflows WHERE namespace = ? AND "
+            "workflow = ? AND outcome <> 'success' ORDER BY occurred_at DESC LIMIT ?",
+            [ns, args.workflow, args.limit],
+        )
+        for at, outcome, detail in rows:
+            print(f"  {str(at)[:19]}  {outcome:9}  {detail or ''}")
+        if rows:
+            kinds = {outcome for _a, outcome, _d in rows}
+            print("  suggestions:")
+            if "failure" in kinds:
+                print("   - add a regression test that replays the failing inputs above")
+            if "corrected" in kinds:
+                print(
+                    "   - tighten the rule or prompt that produced the corrected outputs; record the correction"
+                )
+            if "missed" in kinds:
+                print("   - add a trigger or rule for the missed cases (they never started)")
+    return 0
+
+
+def cmd_gaps(args: argparse.Namespace) -> int:
+    from projections.duckdb_schema import GAP_MIN_SEARCHES, GAP_SCORE_THRESHOLD
+
+    where = "AND namespace = ?" if args.namespace else ""
+    params: list[Any] = [args.days] + ([args.namespace] if args.namespace else [])
+    columns, rows = _rows(
+        _settings(args),
+        f"""
+        WITH ref AS (SELECT max(occurred_at) AS now FROM searches)
+        SELECT namespace, topic, count(*) AS searches, round(avg(coalesce(top_score, 0)), 4) AS avg_top_score,
+               list(DISTINCT query)[1:3] AS example_queries,
+               'document "' || topic || '": what do people ask about it, and where is the answer?' AS suggestion
+        FROM searches, ref
+        WHERE occurred_at >= ref.now - to_days(CAST(? AS INTEGER)) {where}
+        GROUP BY namespace, topic
+        HAVING count(*) >= {GAP_MIN_SEARCHES} AND avg(coalesce(top_score, 0)) < {GAP_SCORE_THRESHOLD}
+        ORDER BY searches DESC, avg_top_score""",
+        params,
+    )
+    _print_table(columns, rows, sys.stdout)
+    return 0
+
+
+def cmd_workflow(args: argparse.Namespace) -> int:
+    from consumers.producer import Producer
+
+    with Producer(_settings(args), producer_name="memstream-cli") as p:
+        event_id = p.workflow(
+            namespace=args.namespace,
+            workflow=args.workflow,
+            outcome=args.outcome,
+            detail=args.detail,
+        )
+    print(event_id)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="memstream", description=__doc__)
     parser.add_argument(
@@ -600,6 +698,31 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--at", help="event time of the cycle (default: each partition's newest event)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(fn=cmd_consolidate)
+
+    p = sub.add_parser("health", help="7- and 30-day health per workflow, degraded or healthy")
+    p.add_argument("--namespace")
+    p.add_argument("--strict", action="store_true", help="exit 1 when a workflow is degraded")
+    p.set_defaults(fn=cmd_health)
+
+    p = sub.add_parser(
+        "evidence", help="recent failures and corrections of a workflow, with suggestions"
+    )
+    p.add_argument("workflow")
+    p.add_argument("--limit", type=int, default=10)
+    p.set_defaults(fn=cmd_evidence)
+
+    p = sub.add_parser("gaps", help="topics searched often but answered poorly")
+    p.add_argument("--days", type=int, default=30)
+    p.add_argument("--namespace")
+    p.set_defaults(fn=cmd_gaps)
+
+    p = sub.add_parser("workflow", help="record a workflow observation")
+    p.add_argument("action", choices=["observe"])
+    p.add_argument("workflow")
+    p.add_argument("outcome", choices=["success", "failure", "corrected", "missed"])
+    p.add_argument("--namespace", required=True)
+    p.add_argument("--detail")
+    p.set_defaults(fn=cmd_workflow)
 
     p = sub.add_parser("verify", help="rebuild side by side and diff against the live projections")
     p.set_defaults(fn=cmd_verify)

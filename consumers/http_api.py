@@ -180,7 +180,6 @@ class ApiService(Service):
         """Run the dream cycle over this worker's partitions (dry run unless apply)."""
         if (denied := self._admin(request)) is not None:
             return denied
-        from streams.consolidation import run_cycle
 
         body = await read_json(request) if request.can_read_body else {}
         states = self.handles.get("states")
@@ -188,7 +187,27 @@ class ApiService(Service):
         if states is None or learning is None:
             return error(503, "no_agents", "this worker runs no agents")
         at = body.get("at")
-        reports = await run_cycle(
+        try:
+            reports = await self._cycle(body, states, learning, at)
+        except Exception as e:
+            for ns in body.get("namespaces") or ["*"]:
+                await self.memory.observe(
+                    ns if ns != "*" else "system", "consolidation", "failure", str(e)[:500]
+                )
+            raise
+        for r in reports:
+            await self.memory.observe(
+                r["namespace"],
+                "consolidation",
+                "success",
+                f"{len(r['actions'])} actions, {'applied' if r['applied'] else 'dry run'}",
+            )
+        return json_response({"reports": reports})
+
+    async def _cycle(self, body: dict[str, Any], states: Any, learning: Any, at: str | None) -> Any:
+        from streams.consolidation import run_cycle
+
+        return await run_cycle(
             states.loaded(),
             self.settings,
             learning.sink,
@@ -197,4 +216,3 @@ class ApiService(Service):
             at=dt.datetime.fromisoformat(at) if at else None,
             apply=bool(body.get("apply")),
         )
-        return json_response({"reports": reports})

@@ -243,6 +243,12 @@ class MemoryRoutes:
 
         return await self._guard(request, run)
 
+    async def observe(self, namespace: str, workflow: str, outcome: str, detail: str) -> None:
+        """The system's own continuity operations are workflows too (telemetry, never recalled)."""
+        await self._publisher().workflow(
+            namespace=namespace, workflow=workflow, outcome=outcome, detail=detail
+        )
+
     # --- reads ----------------------------------------------------------------------
 
     async def recall(self, request: web.Request) -> web.Response:
@@ -269,6 +275,12 @@ class MemoryRoutes:
                 include_superseded=bool(body.get("include_superseded")),
                 session_id=body.get("session_id"),
                 query_id=body.get("query_id"),
+            )
+            await self.observe(
+                ns,
+                "recall",
+                "success" if result.results else "missed",
+                f"{len(result.results)} results, confidence {result.confidence}",
             )
             self.latency_ms.append((time.perf_counter() - started) * 1000)
             self.latency_ms = self.latency_ms[-1000:]
