@@ -29,6 +29,7 @@ from projections.user_sql import run as run_user_sql
 from schemas.envelope import DEFAULT_LIMITS, Envelope, Limits, decode
 from schemas.errors import EventValidationError
 from schemas.events import MemoryEdit
+from schemas.topics import BY_ROLE
 from streams.deadletter import decode_dead_letter
 
 MEMORY_FIELDS = [f.name for f in dataclasses.fields(MemoryState)]
@@ -241,6 +242,11 @@ class DuckDBProjection(Projection):
                 continue
             try:
                 env = decode(record.value, limits=self.limits)
+                if env.type not in BY_ROLE[role].event_types:
+                    # the agents dead-letter it; here it is kept as a reject, never projected
+                    raise EventValidationError(
+                        "wrong_topic", f"{env.type} does not belong on {record.topic}"
+                    )
             except EventValidationError as e:
                 rows["projection_rejects"].append(
                     {

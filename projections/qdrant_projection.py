@@ -22,6 +22,9 @@ from projections.port import ApplyStats, LogRecord, Projection
 from projections.retrieval import LogPosition, MemoryPayload, MemoryPoint, RetrievalStore
 from schemas.envelope import DEFAULT_LIMITS, Envelope, Limits, decode
 from schemas.errors import EventValidationError
+from schemas.events import MEMORY_TYPES
+
+MEMORY_TYPE_NAMES = frozenset(cls.TYPE for cls in MEMORY_TYPES)  # type: ignore[attr-defined]
 
 
 def payload_for(state: MemoryState) -> MemoryPayload:
@@ -84,7 +87,10 @@ class QdrantProjection(Projection):
             except EventValidationError:
                 stats.rejected += 1  # the DuckDB projection records rejects; nothing to index here
                 continue
-            if getattr(env.payload, "memory_id", None) is not None:
+            if (
+                env.type in MEMORY_TYPE_NAMES
+                and getattr(env.payload, "memory_id", None) is not None
+            ):
                 events.append((env, LogPosition(r.partition, r.offset)))
         by_ns: dict[str, set[str]] = defaultdict(set)
         for env, _pos in events:

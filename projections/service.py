@@ -39,12 +39,16 @@ class ProjectionService(Service):
             self._runner_tasks.append(asyncio.ensure_future(self._run(kind, runner)))
 
     async def _run(self, kind: str, runner: ProjectionRunner) -> None:
-        try:
-            await runner.run(self._stop)
-        except Exception:
-            # A projection is disposable: log loudly and let `memstream replay` rebuild it.
-            log.exception("projection %s stopped", kind)
-            raise
+        while not self._stop.is_set():
+            try:
+                await runner.run(self._stop)
+            except Exception:
+                # The store holds its own positions: resume from them after a pause. A failing
+                # batch was rolled back (DuckDB) or is idempotent to repeat (Qdrant, archive).
+                log.exception(
+                    "projection %s failed; resuming from its recorded positions in 5 s", kind
+                )
+                await asyncio.sleep(5.0)
 
     async def on_stop(self) -> None:
         self._stop.set()

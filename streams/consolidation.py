@@ -135,7 +135,7 @@ async def run_cycle(
                 if namespaces and ns not in namespaces:
                     continue
                 memory = state.namespaces[ns]
-                when = at or state.watermark
+                when = at or state.watermark(ns)
                 views = {}
                 for mid, s in memory.states.items():
                     count, last = state.usage(ns, mid)

@@ -275,11 +275,11 @@ class Learning:
     # --- tiers (timer) ---------------------------------------------------------------------
 
     async def check_tiers(self) -> None:
-        """Promote or demote by the tier rules, at each partition's event-time watermark."""
+        """Promote or demote by the tier rules, at each namespace's event-time watermark."""
         for state in self.states.loaded():
             async with state.lock:
                 for ns, memory in list(state.namespaces.items()):
-                    await self._tiers_of(state, ns, memory, state.watermark)
+                    await self._tiers_of(state, ns, memory, state.watermark(ns))
 
     async def _tiers_of(self, state: PartitionState, ns: str, memory: Any, at: datetime) -> None:
         active = [s for s in memory.states.values() if s.active]

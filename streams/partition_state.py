@@ -53,7 +53,9 @@ class PartitionState:
     namespaces: dict[str, NamespaceMemory] = field(default_factory=dict)
     extracted: set[tuple[str, str]] = field(default_factory=set)  # (namespace, turn_id)
     buffers: dict[tuple[str, str | None], SessionBuffer] = field(default_factory=dict)
-    watermark: datetime = EPOCH  # highest event time seen on this partition
+    # Highest event time seen, per namespace: tenants' clocks are independent, so one tenant's
+    # late replay must not age another tenant's buffers.
+    watermarks: dict[str, datetime] = field(default_factory=dict)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     events_applied: int = 0
     # Input events whose effects are on the log: every agent-made event names its input as
@@ -87,8 +89,7 @@ class PartitionState:
                     self.q_high_since[key] = since
         if env.causation_id:
             self.processed.add(env.causation_id)
-        if env.occurred_at > self.watermark:
-            self.watermark = env.occurred_at
+        self.advance(env.namespace, env.occurred_at)
         self.events_applied += 1
 
     def apply_access(self, env: Envelope[Any]) -> bool:
@@ -104,9 +105,15 @@ class PartitionState:
         self.recalls[(env.namespace, p.query_id)] = tuple((m.memory_id, m.rank) for m in p.memories)
         while len(self.recalls) > MAX_RECALLS:
             self.recalls.popitem(last=False)
-        if env.occurred_at > self.watermark:
-            self.watermark = env.occurred_at
+        self.advance(env.namespace, env.occurred_at)
         return True
+
+    def watermark(self, namespace: str) -> datetime:
+        return self.watermarks.get(namespace, EPOCH)
+
+    def advance(self, namespace: str, at: datetime) -> None:
+        if at > self.watermarks.get(namespace, EPOCH):
+            self.watermarks[namespace] = at
 
     def usage(self, namespace: str, memory_id: str) -> tuple[int, datetime | None]:
         times = self.accesses.get((namespace, memory_id), [])

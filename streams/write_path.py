@@ -108,8 +108,7 @@ class WritePath:
             self.stats.duplicates += 1  # a re-delivered or re-published turn: already handled
             return None
         self.stats.turns += 1
-        if env.occurred_at > state.watermark:
-            state.watermark = env.occurred_at
+        state.advance(ns, env.occurred_at)
         signal = scan(turn.text, role=turn.role)
         key = (ns, session)
         buffer = state.buffers.setdefault(key, SessionBuffer())
@@ -131,7 +130,7 @@ class WritePath:
             level=signal.level.value,
             size=len(buffer.turns),
             first_at=buffer.first_at,
-            watermark=state.watermark,
+            watermark=state.watermark(ns),
             config=self.buffer_config,
             reasons=signal.reasons,
         )
@@ -151,7 +150,7 @@ class WritePath:
             for key, buffer in list(state.buffers.items()):
                 trigger = due(
                     first_at=buffer.first_at,
-                    watermark=state.watermark,
+                    watermark=state.watermark(key[0]),
                     idle_for=now - buffer.last_append,
                     config=self.buffer_config,
                 )

@@ -151,3 +151,11 @@ def test_workflow_health_and_evidence(proj: DuckDBProjection) -> None:
 def test_user_sql_is_read_only_and_offline(proj: DuckDBProjection, sql: str) -> None:
     with pytest.raises(UserSQLError):
         proj.user_query(sql)
+
+
+def test_events_on_the_wrong_topic_are_rejects_not_crashes(proj: DuckDBProjection) -> None:
+    wrong = make_event(WorkflowObserved(workflow="w", outcome="success"), namespace="acme")
+    stats = proj.apply([LogRecord("t.turns", 0, 0, b"acme", encode(wrong))])
+    assert stats.rejected == 1
+    _c, rows = proj.user_query("SELECT reason FROM projection_rejects")
+    assert "wrong_topic" in rows[0][0]
