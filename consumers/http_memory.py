@@ -94,6 +94,14 @@ class MemoryRoutes:
     def authorize(self, request: web.Request, namespace: str) -> None:
         check(self.grant(request), namespace)
 
+    def _query_namespace(self, request: web.Request) -> str:
+        """The namespace a read names in its query string, checked against the caller's key."""
+        ns = request.query.get("namespace") or request.query.get("user_id") or ""
+        if not ns:
+            raise EventValidationError("missing_field", "?namespace=...", "namespace")
+        self.authorize(request, ns)
+        return ns
+
     async def _guard(self, request: web.Request, handler: Any) -> web.Response:
         self.metrics[f"requests_{request.method.lower()}"] += 1
         try:
@@ -313,10 +321,7 @@ class MemoryRoutes:
 
     async def get(self, request: web.Request) -> web.Response:
         async def run() -> web.Response:
-            ns = request.query.get("namespace") or request.query.get("user_id") or ""
-            if not ns:
-                raise EventValidationError("missing_field", "?namespace=...", "namespace")
-            self.authorize(request, ns)
+            ns = self._query_namespace(request)
             rows = await self._query(
                 f"SELECT {MEMORY_COLUMNS} FROM memory_view WHERE namespace = ? AND memory_id = ?",
                 [ns, request.match_info["memory_id"]],
@@ -329,10 +334,7 @@ class MemoryRoutes:
 
     async def get_all(self, request: web.Request) -> web.Response:
         async def run() -> web.Response:
-            ns = request.query.get("namespace") or request.query.get("user_id") or ""
-            if not ns:
-                raise EventValidationError("missing_field", "?namespace=...", "namespace")
-            self.authorize(request, ns)
+            ns = self._query_namespace(request)
             where, params = ["namespace = ?"], [ns]
             for column in ("status", "category", "tier", "session_id"):
                 if request.query.get(column):
@@ -350,10 +352,7 @@ class MemoryRoutes:
 
     async def history(self, request: web.Request) -> web.Response:
         async def run() -> web.Response:
-            ns = request.query.get("namespace") or request.query.get("user_id") or ""
-            if not ns:
-                raise EventValidationError("missing_field", "?namespace=...", "namespace")
-            self.authorize(request, ns)
+            ns = self._query_namespace(request)
             rows = await self._query(
                 "SELECT event_id, type, occurred_at, recorded_at, session_id, causation_id, correlation_id, "
                 "producer, payload FROM memory_log WHERE namespace = ? AND (memory_id = ? OR "

@@ -18,10 +18,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, BinaryIO
 
-import orjson
-
 from consumers.producer import AsyncProducer, turn_event
-from schemas.envelope import Envelope
+from schemas.envelope import Envelope, loads
 from schemas.errors import EventValidationError
 
 REQUIRED = ("namespace", "session_id", "turn_id", "role", "speaker", "text", "occurred_at")
@@ -62,16 +60,7 @@ def _parse_time(value: Any) -> datetime:
 
 def parse_line(raw: bytes, producer: str, settings: Any) -> Envelope[Any]:
     """One JSONL line -> a validated turn event (raises EventValidationError)."""
-    try:
-        obj = orjson.loads(raw)
-    except orjson.JSONDecodeError as e:
-        try:
-            raw.decode("utf-8")
-        except UnicodeDecodeError as ue:
-            raise EventValidationError(
-                "invalid_utf8", f"not valid UTF-8 at byte {ue.start}"
-            ) from None
-        raise EventValidationError("bad_json", str(e)[:200]) from None
+    obj = loads(raw)
     if not isinstance(obj, dict):
         raise EventValidationError("wrong_type", "each line must be a JSON object")
     missing = [k for k in REQUIRED if k not in obj]

@@ -167,8 +167,13 @@ def decode(raw: bytes, *, limits: Limits = DEFAULT_LIMITS) -> Envelope[Any]:
         raise EventValidationError(
             "too_large", f"{len(raw)} bytes is over the {limits.max_event_bytes}-byte limit"
         )
+    return from_dict(loads(raw), limits=limits)
+
+
+def loads(raw: bytes) -> Any:
+    """JSON bytes -> a value, or EventValidationError saying whether it was UTF-8 or JSON."""
     try:
-        obj = orjson.loads(raw)
+        return orjson.loads(raw)
     except orjson.JSONDecodeError as e:
         try:
             raw.decode("utf-8")
@@ -177,7 +182,6 @@ def decode(raw: bytes, *, limits: Limits = DEFAULT_LIMITS) -> Envelope[Any]:
                 "invalid_utf8", f"not valid UTF-8 at byte {ue.start}"
             ) from None
         raise EventValidationError("bad_json", str(e)[:200]) from None
-    return from_dict(obj, limits=limits)
 
 
 def from_dict(obj: Any, *, limits: Limits = DEFAULT_LIMITS) -> Envelope[Any]:
