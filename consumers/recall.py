@@ -101,6 +101,17 @@ class RecallService:
         self.usage = usage
         self.pairs = pairs
         self.publish = publish
+        self._cache: dict[str, Any] = {}
+
+    def _vectors(self, texts: list[str], ids: list[str]) -> dict[str, Any]:
+        """Candidate vectors for MMR; memory texts repeat across recalls, so they are cached."""
+        missing = [t for t in dict.fromkeys(texts) if t not in self._cache]
+        if missing:
+            if len(self._cache) + len(missing) > 50_000:
+                self._cache.clear()
+            for text, vector in zip(missing, self.embedder.embed(missing), strict=True):
+                self._cache[text] = np.asarray(vector)
+        return {mid: self._cache[text] for mid, text in zip(ids, texts, strict=True)}
 
     async def recall(
         self,
@@ -224,7 +235,7 @@ class RecallService:
             include_superseded="superseded" in statuses,
         )
         scored = score_all(candidates, context, profile)
-        vectors = {mid: np.asarray(self.embedder.embed([states[mid].text])[0]) for mid in ids}
+        vectors = self._vectors([states[mid].text for mid in ids], ids)
         top = mmr(scored, vectors, lambda_=0.7, k=k)
         results = [
             RecallHitView(
