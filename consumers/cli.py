@@ -614,6 +614,39 @@ def cmd_workflow(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_evolve(args: argparse.Namespace) -> int:
+    import httpx
+    import orjson
+
+    from streams.status import running_worker
+
+    settings = _settings(args)
+    worker = running_worker(settings.data_dir)
+    if worker is None:
+        print("memstream evolve: no running worker", file=sys.stderr)
+        return 2
+    key = settings.api_keys.split(",")[0].split("=")[0] if settings.api_keys else None
+    response = httpx.post(
+        f"{worker['api_url']}/v1/evolve",
+        timeout=600,
+        headers={"Authorization": f"Bearer {key}"} if key else {},
+        json={"apply": args.apply, "namespaces": args.namespace or []},
+    )
+    body = response.json()
+    if response.status_code != 200:
+        print(f"memstream evolve: {body.get('error', {}).get('message')}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(orjson.dumps(body, option=orjson.OPT_INDENT_2).decode())
+        return 0
+    for r in body["reports"]:
+        mode = "applied" if r["applied"] else "evidence only (--apply to act)"
+        print(f"{r['namespace']}: {len(r['candidates'])} candidates, {mode}")
+        for c in r["candidates"]:
+            print(f"  {c['level']:9} {c['action']:10} {', '.join(c['memory_ids'])}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="memstream", description=__doc__)
     parser.add_argument(
@@ -723,6 +756,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--namespace", required=True)
     p.add_argument("--detail")
     p.set_defaults(fn=cmd_workflow)
+
+    p = sub.add_parser(
+        "evolve", help="evolution candidates (deprecate, refine, archive, merge, induce)"
+    )
+    p.add_argument(
+        "--apply", action="store_true", help="write the actions as events (default: evidence only)"
+    )
+    p.add_argument("--namespace", action="append")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(fn=cmd_evolve)
 
     p = sub.add_parser("verify", help="rebuild side by side and diff against the live projections")
     p.set_defaults(fn=cmd_verify)

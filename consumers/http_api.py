@@ -83,6 +83,7 @@ class ApiService(Service):
         self.web.router.add_get("/projections/digest", self.digest)
         self.web.router.add_get("/openapi.json", self.openapi)
         self.web.router.add_post("/v1/consolidate", self.consolidate)
+        self.web.router.add_post("/v1/evolve", self.evolve)
         self.handles: dict[str, Any] = {}  # set by the worker: the agents' shared state
         self.memory.register(self.web)
 
@@ -216,3 +217,23 @@ class ApiService(Service):
             at=dt.datetime.fromisoformat(at) if at else None,
             apply=bool(body.get("apply")),
         )
+
+    async def evolve(self, request: web.Request) -> web.Response:
+        """Evolution candidates over this worker's partitions (evidence only unless apply)."""
+        if (denied := self._admin(request)) is not None:
+            return denied
+        from streams.evolve import evolve
+
+        body = await read_json(request) if request.can_read_body else {}
+        states, learning = self.handles.get("states"), self.handles.get("learning")
+        if states is None or learning is None:
+            return error(503, "no_agents", "this worker runs no agents")
+        reports = await evolve(
+            states.loaded(),
+            self.settings,
+            learning.sink,
+            learning.memory_topic,
+            namespaces=set(body.get("namespaces") or []) or None,
+            apply=bool(body.get("apply")),
+        )
+        return json_response({"reports": reports})

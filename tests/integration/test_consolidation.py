@@ -71,3 +71,50 @@ def test_dry_run_apply_and_idempotence(settings: Settings, worker: WorkerProcess
     assert caused and all(e.producer == "dream-cycle" for e in caused)
     again = consolidate(settings, "--namespace", ns, "--at", later)
     assert again["reports"][0]["actions"] == []  # type: ignore[index]
+
+
+def test_evolve_reports_evidence_and_applies_deprecations(
+    settings: Settings, worker: WorkerProcess
+) -> None:
+    ns = f"evolve-{uuid.uuid4().hex[:8]}"
+    with Memory(settings=settings) as mem:
+        mem.add(["I run the staging cluster on port 9093."], user_id=ns, occurred_at=T0)
+        deadline = time.monotonic() + 45
+        hits: dict[str, object] = {}
+        while time.monotonic() < deadline:
+            hits = mem.recall("which port does staging use", namespace=ns, k=1)
+            if hits["results"]:
+                break
+            time.sleep(0.5)
+        target = hits["results"][0]["memory_id"]  # type: ignore[index]
+        for _ in range(10):  # used often, and wrong every time
+            found = mem.recall("which port does staging use", namespace=ns, k=1)
+            mem.feedback(found["query_id"], "very_negative", namespace=ns, is_query=True)
+        deadline = time.monotonic() + 30
+        while mem.get(target, namespace=ns)["q_value"] >= 0.2 and time.monotonic() < deadline:
+            time.sleep(0.5)
+    out = subprocess.run(
+        [sys.executable, "-m", "consumers.cli", "evolve", "--json", "--namespace", ns],
+        env=settings_env(settings),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    report = orjson.loads(out.stdout)["reports"][0]
+    assert {"level": "critical", "action": "deprecate"}.items() <= report["candidates"][0].items()
+    assert report["candidates"][0]["evidence"]  # usage history behind the suggestion
+    applied = subprocess.run(
+        [sys.executable, "-m", "consumers.cli", "evolve", "--apply", "--json", "--namespace", ns],
+        env=settings_env(settings),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert applied.returncode == 0, applied.stderr
+    with Memory(settings=settings) as mem:
+        deadline = time.monotonic() + 20
+        while mem.get(target, namespace=ns)["status"] != "archived" and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert mem.get(target, namespace=ns)["status"] == "archived"  # left retrieval
