@@ -96,6 +96,26 @@ def test_q_trajectory_coactivation_and_redelivery(
     assert len(q_events(settings, ns)) == 4
 
 
+def test_frequent_access_promotes_to_core(settings: Settings, worker: WorkerProcess) -> None:
+    ns = f"tier-{uuid.uuid4().hex[:8]}"
+    with Memory(settings=settings) as mem:
+        mem.add(["I keep my passport in the blue drawer."], user_id=ns, occurred_at=T0)
+        deadline = time.monotonic() + 45
+        while not mem.recall("where is my passport", namespace=ns, k=1)["results"]:
+            assert time.monotonic() < deadline
+            time.sleep(0.5)
+        for _ in range(5):  # five uses within 14 days (event time of the recalls)
+            mem.recall("where is my passport", namespace=ns, k=1)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        changes = [e for e in asyncio.run(memory_log(settings, ns)) if e.type == "TierChanged"]
+        if changes:
+            break
+        time.sleep(0.5)
+    assert [(c.payload.from_tier, c.payload.to_tier) for c in changes] == [("working", "core")]
+    assert changes[0].payload.rule and changes[0].payload.evidence
+
+
 async def _records(settings: Settings, role: str) -> list[Any]:
     return [
         r async for r in read_topic(settings.bootstrap(), BY_ROLE[role].name(settings.topic_prefix))
