@@ -17,7 +17,22 @@ N = int(os.environ.get("BENCH_CYCLE_N", "100000"))
 PER_NAMESPACE = 1000
 AT = datetime(2025, 1, 1, tzinfo=UTC)
 CATEGORIES = ["fact", "preference", "decision", "moment", "entity", "commitment", "skill"]
-WORDS = ["kafka", "duckdb", "qdrant", "python", "rust", "boston", "denver", "coffee", "tea", "chess", "guitar", "travel", "budget", "release"]
+WORDS = [
+    "kafka",
+    "duckdb",
+    "qdrant",
+    "python",
+    "rust",
+    "boston",
+    "denver",
+    "coffee",
+    "tea",
+    "chess",
+    "guitar",
+    "travel",
+    "budget",
+    "release",
+]
 
 
 def memories(n: int) -> list[MemoryView]:
