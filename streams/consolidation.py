@@ -4,7 +4,6 @@ state, and (with ``apply``) write every action as an event caused by one
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
@@ -13,7 +12,7 @@ from core.hashing import content_hash
 from core.lifecycle import Action, LifecycleConfig, MemoryView, Usage, plan_cycle, retention
 from infra.settings import Settings
 from schemas._fields import utc_now
-from schemas.envelope import Envelope, encode, make_event, record_headers
+from schemas.envelope import Envelope, make_event
 from schemas.events import (
     ConsolidationReported,
     MemoryArchived,
@@ -25,6 +24,7 @@ from schemas.events import (
     TierChanged,
 )
 from schemas.ids import derived_id
+from streams.emit import emit
 from streams.partition_state import PartitionState
 from streams.sinks import Sink
 
@@ -204,17 +204,4 @@ async def _apply(
                     event_id=derived_id(at, "cycle-action", head.event_id, str(i), str(j)),
                 )
             )
-    pending: list[Awaitable[Any]] = []
-    for env in envs:
-        state.apply(env)
-        pending.append(
-            await sink.send(
-                memory_topic,
-                env.key,
-                encode(env),
-                partition=state.partition,
-                headers=record_headers(env),
-            )
-        )
-    for p in pending:
-        await p
+    await emit(state, envs, sink, memory_topic)

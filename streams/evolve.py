@@ -8,7 +8,6 @@ model or a person to write it). All events name one ``ConsolidationReported`` as
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
 from datetime import datetime
 from typing import Any
 
@@ -16,9 +15,10 @@ from core.evolution import Candidate, EvolutionView, find_candidates
 from core.hashing import content_hash
 from infra.settings import Settings
 from schemas._fields import utc_now
-from schemas.envelope import encode, make_event, record_headers
+from schemas.envelope import make_event
 from schemas.events import ConsolidationReported, MemoryArchived, MemoryCreated, MemorySuperseded
 from schemas.ids import derived_id
+from streams.emit import emit
 from streams.partition_state import PartitionState
 from streams.sinks import Sink
 
@@ -177,17 +177,4 @@ async def _apply(
                     event_id=derived_id(at, "evolution-action", head.event_id, str(i), tag),
                 )
             )
-    pending: list[Awaitable[Any]] = []
-    for env in envs:
-        state.apply(env)
-        pending.append(
-            await sink.send(
-                memory_topic,
-                env.key,
-                encode(env),
-                partition=state.partition,
-                headers=record_headers(env),
-            )
-        )
-    for p in pending:
-        await p
+    await emit(state, envs, sink, memory_topic)

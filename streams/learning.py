@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable
 from datetime import datetime
 from typing import Any
 
@@ -21,7 +20,7 @@ from core.qlearning import FeedbackView, QState, plan_q_updates
 from core.tiers import TierConfig, TierView, entity_group_sizes, tier_change
 from infra.settings import Settings
 from schemas._fields import utc_now
-from schemas.envelope import Envelope, encode, make_event, record_headers
+from schemas.envelope import Envelope, make_event
 from schemas.errors import EventValidationError
 from schemas.events import (
     Feedback,
@@ -35,6 +34,7 @@ from schemas.events import (
     TierChanged,
 )
 from schemas.ids import derived_id
+from streams.emit import emit
 from streams.partition_state import PartitionState, PartitionStates
 from streams.sinks import Sink
 
@@ -68,9 +68,8 @@ class Learning:
         agent: str,
     ) -> None:
         """Build, apply and send events caused by ``cause`` (tags make the derived ids unique)."""
-        pending: list[Awaitable[Any]] = []
-        for payload, tag in payloads:
-            env = make_event(
+        envs = [
+            make_event(
                 payload,
                 namespace=cause.namespace,
                 session_id=cause.session_id,
@@ -82,18 +81,10 @@ class Learning:
                 event_id=derived_id(cause.occurred_at, agent, cause.event_id, tag),
                 limits=self.settings.limits,
             )
-            state.apply(env)
-            pending.append(
-                await self.sink.send(
-                    self.memory_topic,
-                    env.key,
-                    encode(env),
-                    partition=state.partition,
-                    headers=record_headers(env),
-                )
-            )
+            for payload, tag in payloads
+        ]
+        await emit(state, envs, self.sink, self.memory_topic)
         state.processed.add(cause.event_id)
-        await asyncio.gather(*pending)
 
     # --- access tracking --------------------------------------------------------------
 
@@ -318,13 +309,4 @@ class Learning:
                 recorded_at=utc_now(),
                 limits=self.settings.limits,
             )
-            state.apply(cause)
-            await (
-                await self.sink.send(
-                    self.memory_topic,
-                    cause.key,
-                    encode(cause),
-                    partition=state.partition,
-                    headers=record_headers(cause),
-                )
-            )
+            await emit(state, [cause], self.sink, self.memory_topic)
