@@ -9,6 +9,7 @@ import time
 import tracemalloc
 from datetime import UTC, datetime, timedelta
 
+from bench.bench_rebuild import WORDS
 from bench.figures import Figure
 from core.embedding import HashingEmbedder
 from core.lifecycle import LifecycleConfig, MemoryView, plan_cycle, plan_decay
@@ -17,22 +18,6 @@ N = int(os.environ.get("BENCH_CYCLE_N", "100000"))
 PER_NAMESPACE = 1000
 AT = datetime(2025, 1, 1, tzinfo=UTC)
 CATEGORIES = ["fact", "preference", "decision", "moment", "entity", "commitment", "skill"]
-WORDS = [
-    "kafka",
-    "duckdb",
-    "qdrant",
-    "python",
-    "rust",
-    "boston",
-    "denver",
-    "coffee",
-    "tea",
-    "chess",
-    "guitar",
-    "travel",
-    "budget",
-    "release",
-]
 
 
 def memories(n: int) -> list[MemoryView]:

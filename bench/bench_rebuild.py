@@ -58,13 +58,15 @@ WORDS = [
 ]
 
 
+def memory_text(i: int) -> str:
+    return f"User {i} likes {WORDS[i % len(WORDS)]} and {WORDS[(i * 7) % len(WORDS)]} number {i}"
+
+
 def records(n: int) -> list[LogRecord]:
     out = []
     for i in range(n):
         ns = f"ns-{i % 50}"
-        text = (
-            f"User {i} likes {WORDS[i % len(WORDS)]} and {WORDS[(i * 7) % len(WORDS)]} number {i}"
-        )
+        text = memory_text(i)
         env = make_event(
             MemoryCreated(
                 memory_id=f"m{i}",
@@ -122,10 +124,7 @@ def qdrant_rate(recs: list[LogRecord]) -> tuple[float, float]:
     proj.close()
     raw_store = EdgeRetrievalStore(tempfile.mkdtemp(prefix="bench-raw-"), spec)
     raw_store.ensure_collection()
-    texts = [
-        f"User {i} likes {WORDS[i % len(WORDS)]} and {WORDS[(i * 7) % len(WORDS)]} number {i}"
-        for i in range(len(recs))
-    ]
+    texts = [memory_text(i) for i in range(len(recs))]
     vectors = emb.embed(texts)
     points = [
         MemoryPoint.build(

@@ -101,6 +101,30 @@ class _Requests:
             "session_id": f.pop("session_id", None) or f.pop("run_id", None),
         }
 
+    @staticmethod
+    def feedback(
+        target: str,
+        outcome: str | None,
+        namespace: str,
+        reward: float | None,
+        reason: str | None,
+        correction: str | None,
+        is_query: bool,
+    ) -> dict[str, Any]:
+        """A query id (``q-...``, or ``is_query``) targets a whole recall, else one memory."""
+        body: dict[str, Any] = {
+            "namespace": namespace,
+            "outcome": outcome,
+            "reward": reward,
+            "reason": reason,
+            "correction": correction,
+        }
+        if is_query or target.startswith("q-"):
+            body["query_id"] = target
+        else:
+            body["memory_ids"] = [target]
+        return body
+
 
 class Memory:
     """Synchronous client. ``Memory(api_url="http://127.0.0.1:8000", api_key="...")``; with no
@@ -214,16 +238,7 @@ class Memory:
         is_query: bool = False,
     ) -> dict[str, Any]:
         """``target`` is a memory id, or a recall's query id with ``is_query=True``."""
-        body: dict[str, Any] = {
-            "namespace": namespace,
-            "outcome": outcome,
-            "reward": reward,
-            "reason": reason,
-            "correction": correction,
-        }
-        body["query_id" if is_query or target.startswith("q-") else "memory_ids"] = (
-            target if is_query or target.startswith("q-") else [target]
-        )
+        body = _Requests.feedback(target, outcome, namespace, reward, reason, correction, is_query)
         return dict(_checked(self._http.post("/v1/feedback", json=body)))
 
     def observe(
@@ -336,16 +351,7 @@ class AsyncMemory:
         reason: str | None = None,
         is_query: bool = False,
     ) -> dict[str, Any]:
-        body: dict[str, Any] = {
-            "namespace": namespace,
-            "outcome": outcome,
-            "reward": reward,
-            "reason": reason,
-        }
-        if is_query or target.startswith("q-"):
-            body["query_id"] = target
-        else:
-            body["memory_ids"] = [target]
+        body = _Requests.feedback(target, outcome, namespace, reward, reason, None, is_query)
         return dict(_checked(await self._http.post("/v1/feedback", json=body)))
 
     async def aclose(self) -> None:
