@@ -147,6 +147,13 @@ def tier_change(
     return None
 
 
+def topical_entities(entities: Iterable[str], subject: str | None) -> list[str]:
+    """The entities a memory is about, less its subject: every memory of a user names the
+    user, and "3+ memories share an entity" must not promote a whole namespace for that."""
+    own = (subject or "").casefold()
+    return [e for e in entities if e and e.casefold() != own]
+
+
 def entity_group_sizes(memories: Iterable[tuple[str, Iterable[str]]]) -> dict[str, int]:
     holders: dict[str, set[str]] = {}
     entities_of: dict[str, set[str]] = {}

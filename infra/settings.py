@@ -47,6 +47,9 @@ class Settings:
     openai_max_retries: int = 3
     openai_backoff_s: float = 0.5
     openai_max_concurrency: int = 4
+    # lifecycle: the dream cycle and tier rules run at each boundary of this period of event
+    # time (daily at midnight UTC by default); 0 runs tiers on a timer and the cycle on demand only
+    dream_every_hours: float = 24.0
     # retrieval
     qdrant_url: str | None = None
     # worker

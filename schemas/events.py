@@ -248,7 +248,8 @@ class TurnsExtracted:
     TYPE: ClassVar[str] = "TurnsExtracted"
     VERSION: ClassVar[int] = 1
 
-    trigger: Literal["high_signal", "buffer_full", "buffer_age", "idle", "session_change"]
+    # "cycle": the namespace's clock reached a dream-cycle boundary (streams/maintenance.py)
+    trigger: Literal["high_signal", "buffer_full", "buffer_age", "idle", "session_change", "cycle"]
     turns: list[TurnSignal] = field(metadata=spec(min_len=1, max_len=10_000))
     extraction: Extraction | None = None
     llm_calls: int = field(default=0, metadata=spec(ge=0))

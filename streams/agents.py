@@ -26,6 +26,7 @@ from schemas.topics import BY_ROLE
 from streams.extraction import Extractor, make_extractor
 from streams.intake import DeadLetters, IntakeStats, decoded
 from streams.learning import Learning
+from streams.maintenance import Maintenance
 from streams.partition_state import PartitionState, PartitionStates, load_partition
 from streams.sinks import ProducerSink, Sink
 from streams.write_path import WritePath
@@ -223,14 +224,28 @@ def register_agents(
     }
     learning = Learning(settings, states, sink, memory_log)
     handles["learning"] = learning
+    maintenance = Maintenance(
+        settings, states, learning, sink, memory_log, topics["workflows"].get_topic_name()
+    )
+    handles["maintenance"] = maintenance
+    handles["write_path"].maintenance = maintenance
+
+    def scheduled(handler: Handler) -> Handler:
+        async def run(env: Any, event: Any) -> None:
+            state = await states.get(event.message.partition)
+            await maintenance.before(state, env.namespace, env.occurred_at)
+            await handler(env, event)
+
+        return run
+
     handlers: dict[str, Handler] = {
-        "access": learning.on_access,
-        "feedback": learning.on_feedback,
+        "access": scheduled(learning.on_access),
+        "feedback": scheduled(learning.on_feedback),
         "recall_requests": recall_responder(
             handles, sink, topics["recall_replies"].get_topic_name(), settings
         ),
     }
-    app.timer(5.0, name="tier-keeper")(learning.check_tiers)
+    app.timer(5.0, name="maintenance")(maintenance.tick)
     for role, name in INPUT_AGENTS.items():
         handles[name] = IntakeStats()
         register_agent(

@@ -126,6 +126,7 @@ async def run_cycle(
     at: datetime | None = None,
     apply: bool = False,
     config: LifecycleConfig | None = None,
+    trigger: str = "request",
 ) -> list[dict[str, Any]]:
     config = config or LifecycleConfig()
     reports: list[dict[str, Any]] = []
@@ -161,7 +162,9 @@ async def run_cycle(
                 }
                 reports.append(summary)
                 if apply and report.actions:
-                    await _apply(state, ns, when, report, views, settings, sink, memory_topic)
+                    await _apply(
+                        state, ns, when, report, views, settings, sink, memory_topic, trigger
+                    )
     return reports
 
 
@@ -174,6 +177,7 @@ async def _apply(
     settings: Settings,
     sink: Sink,
     memory_topic: str,
+    trigger: str,
 ) -> None:
     head = make_event(
         ConsolidationReported(
@@ -181,6 +185,7 @@ async def _apply(
             deferred=report.deferred,
             actions=len(report.actions),
             memories=len(views),
+            evidence={"trigger": trigger},
         ),
         namespace=ns,
         occurred_at=at,

@@ -17,7 +17,7 @@ from typing import Any
 from core.coactivation import CoactivationConfig, plan_recall
 from core.hashing import content_hash
 from core.qlearning import FeedbackView, QState, plan_q_updates
-from core.tiers import TierConfig, TierView, entity_group_sizes, tier_change
+from core.tiers import TierConfig, TierView, entity_group_sizes, tier_change, topical_entities
 from infra.settings import Settings
 from schemas._fields import utc_now
 from schemas.envelope import Envelope, make_event
@@ -272,9 +272,16 @@ class Learning:
                 for ns, memory in list(state.namespaces.items()):
                     await self._tiers_of(state, ns, memory, state.watermark(ns))
 
+    async def tiers_at(self, state: PartitionState, ns: str, at: datetime) -> None:
+        """The tier rules for one namespace at ``at`` (the caller holds the state's lock)."""
+        if ns in state.namespaces:
+            await self._tiers_of(state, ns, state.namespaces[ns], at)
+
     async def _tiers_of(self, state: PartitionState, ns: str, memory: Any, at: datetime) -> None:
         active = [s for s in memory.states.values() if s.active]
-        groups = entity_group_sizes((s.memory_id, s.entities) for s in active)
+        groups = entity_group_sizes(
+            (s.memory_id, topical_entities(s.entities, s.subject)) for s in active
+        )
         for s in sorted(active, key=lambda m: m.memory_id):
             times = state.accesses.get((ns, s.memory_id), [])
             view = TierView(

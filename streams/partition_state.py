@@ -26,7 +26,12 @@ from core.tiers import q_high_since
 from core.write_plan import BufferedTurn
 from schemas.envelope import Envelope, Limits, decode
 from schemas.errors import EventValidationError
-from schemas.events import MemoryAccessed, QValueUpdated, TurnsExtracted
+from schemas.events import (
+    ConsolidationReported,
+    MemoryAccessed,
+    QValueUpdated,
+    TurnsExtracted,
+)
 
 log = logging.getLogger("memstream.state")
 
@@ -68,6 +73,9 @@ class PartitionState:
     )
     access_events: set[str] = field(default_factory=set)
     q_high_since: dict[tuple[str, str], datetime] = field(default_factory=dict)
+    # Latest dream cycle per namespace (its ConsolidationReported, or a run that planned
+    # nothing): the scheduler runs each event-time boundary once.
+    last_cycle: dict[str, datetime] = field(default_factory=dict)
 
     def memory(self, namespace: str) -> NamespaceMemory:
         mem = self.namespaces.get(namespace)
@@ -78,6 +86,8 @@ class PartitionState:
     def apply(self, env: Envelope[Any]) -> None:
         if isinstance(env.payload, TurnsExtracted):
             self.extracted.update((env.namespace, t.turn_id) for t in env.payload.turns)
+        elif isinstance(env.payload, ConsolidationReported):
+            self.cycled(env.namespace, env.occurred_at)
         else:
             state = self.memory(env.namespace).apply(env)
             if state is not None and isinstance(env.payload, QValueUpdated):
@@ -107,6 +117,10 @@ class PartitionState:
             self.recalls.popitem(last=False)
         self.advance(env.namespace, env.occurred_at)
         return True
+
+    def cycled(self, namespace: str, at: datetime) -> None:
+        if at > self.last_cycle.get(namespace, EPOCH):
+            self.last_cycle[namespace] = at
 
     def watermark(self, namespace: str) -> datetime:
         return self.watermarks.get(namespace, EPOCH)

@@ -14,7 +14,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import faust
 
@@ -32,6 +32,9 @@ from streams.extraction import Extractor
 from streams.intake import dead_letter_record
 from streams.partition_state import PartitionState, PartitionStates, SessionBuffer
 from streams.sinks import Sink
+
+if TYPE_CHECKING:
+    from streams.maintenance import Maintenance
 
 log = logging.getLogger("memstream.write_path")
 
@@ -78,12 +81,14 @@ class WritePath:
         self.memory_topic = topics["memory_log"].get_topic_name()
         self.dlq_topic = topics["dlq"].get_topic_name()
         self.stats = WritePathStats()
+        self.maintenance: Maintenance | None = None  # set by register_agents
 
     # --- agent -----------------------------------------------------------------------
 
     async def process_batch(self, events: list[Any]) -> None:
         pending: list[Awaitable[Any]] = []
         jobs: list[Job] = []
+        flushed: list[Job] = []
         for event in events:
             message = event.message
             try:
@@ -92,12 +97,31 @@ class WritePath:
                 pending.append(await self._dead_letter(message, e))
                 continue
             state = await self.states.get(message.partition)
+            if self.maintenance is not None:
+                boundary = self.maintenance.due(state, env.namespace, env.occurred_at)
+                if boundary is not None:
+                    # The cycle sees everything said before its boundary: extract this
+                    # namespace's buffered turns first, then consolidate.
+                    ready = [*jobs, *self._drain(state, env.namespace)]
+                    jobs = []
+                    if ready:
+                        pending.extend(await self._flush(ready))
+                        flushed.extend(ready)
+                    await self.maintenance.run(state, env.namespace, boundary)
             job = self._accept(state, env, message)
             if job is not None:
                 jobs.append(job)
         if jobs:
             pending.extend(await self._flush(jobs))
-        await self._settle(pending, jobs)
+        await self._settle(pending, [*flushed, *jobs])
+
+    def _drain(self, state: PartitionState, namespace: str) -> list[Job]:
+        jobs = []
+        for key, buffer in list(state.buffers.items()):
+            if key[0] == namespace:
+                del state.buffers[key]
+                jobs.append(Job(state, key, buffer, "cycle"))
+        return jobs
 
     def _accept(
         self, state: PartitionState, env: Envelope[ConversationTurn], message: Any

@@ -43,7 +43,9 @@ def settings(broker: EmbeddedBroker, tmp_path_factory: pytest.TempPathFactory) -
 
 @pytest.fixture(scope="session")
 def worker(settings: Settings, tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorkerProcess]:
-    w = WorkerProcess(settings, tmp_path_factory.mktemp("worker")).start()
+    # The scheduled dream cycle is off here: stories with exact Q values or tiers would see
+    # its decay; tests/integration/test_lifecycle_story.py runs it on a worker of its own.
+    w = WorkerProcess(settings, tmp_path_factory.mktemp("worker"), dream_every_hours="0").start()
     yield w
     w.stop()
 

@@ -34,7 +34,14 @@ from core.qlearning import (
     utility_decay,
 )
 from core.tagging import Arrival, Tag, TagConfig, expire, on_memory, tags_after
-from core.tiers import SCHEME, TierView, entity_group_sizes, q_high_since, tier_change
+from core.tiers import (
+    SCHEME,
+    TierView,
+    entity_group_sizes,
+    q_high_since,
+    tier_change,
+    topical_entities,
+)
 from schemas.events import Feedback
 
 AT = datetime(2024, 6, 1, 12, tzinfo=UTC)
@@ -223,6 +230,14 @@ def test_promotion_by_shared_entity_and_one_step_at_a_time() -> None:
     change = tier_change(tier_view(tier="peripheral", entity_group=3), AT)
     assert change is not None and change[:2] == ("working", "shared_entity")
     assert tier_change(tier_view(tier="core", entity_group=3), AT) is None
+
+
+def test_the_subject_itself_is_not_a_shared_entity() -> None:
+    # Every memory of Ana names Ana: that alone must not promote them all.
+    mems = [("a", ["Ana", "Lisbon"]), ("b", ["Ana"]), ("c", ["ana", "Lisbon"]), ("d", ["Lisbon"])]
+    sizes = entity_group_sizes((m, topical_entities(e, "ana")) for m, e in mems)
+    assert sizes == {"a": 3, "b": 1, "c": 3, "d": 3}
+    assert topical_entities(["Ana", "", "Bob"], None) == ["Ana", "Bob"]
 
 
 def test_demotion_after_sixty_idle_days_with_low_q() -> None:
