@@ -28,6 +28,14 @@ class GateConfig:
     reinforce_factor: float = 1.2  # stability multiplier for a reinforcement
     max_stability: float = 100.0
 
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.create_below <= self.update_min <= self.reinforce_above <= 1.0:
+            raise ValueError(
+                "gate thresholds must satisfy 0 <= create_below <= update_min <= "
+                f"reinforce_above <= 1, got {self.create_below}, {self.update_min}, "
+                f"{self.reinforce_above}"
+            )
+
 
 @dataclass(frozen=True, slots=True)
 class Neighbour:

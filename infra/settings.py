@@ -40,6 +40,10 @@ class Settings:
     buffer_max_turns: int = 12
     buffer_max_age_minutes: float = 30.0
     buffer_idle_seconds: float = 5.0  # wall-clock liveness: a quiet buffer is extracted after this
+    # prediction-error gate (core/gate.py): similarity to the closest memory decides
+    gate_create_below: float = 0.70  # under this: a new memory
+    gate_update_min: float = 0.75  # from this up: an update of the closest memory
+    gate_reinforce_above: float = 0.92  # over this: the same memory again (reinforce)
     openai_api_key: str | None = None
     openai_base_url: str | None = None
     openai_model: str = "gpt-4.1-mini"

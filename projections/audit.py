@@ -97,13 +97,21 @@ def audit_memory(db: SQL, memory_id: str, namespace: str | None = None) -> Audit
                 "SELECT outcome, reward, reason, query_id FROM feedback WHERE event_id = ?",
                 [p["feedback_event_id"]],
             )
+            why = (
+                f"by rule {evidence['rule']} ({evidence.get('decay_days')} days unused)"
+                if evidence.get("rule") == "utility_decay"
+                else f"(reward {p['reward']}, weight {p['weight']})"
+            )
             trail.steps.append(
                 Step(
                     at,
                     "q_value",
-                    f"Q {p['old_q']:.3f} -> {p['new_q']:.3f} "
-                    f"(reward {p['reward']}, weight {p['weight']})",
-                    {"feedback": fb[0] if fb else None, "event_id": ev["event_id"]},
+                    f"Q {p['old_q']:.3f} -> {p['new_q']:.3f} {why}",
+                    {
+                        "feedback": fb[0] if fb else None,
+                        "event_id": ev["event_id"],
+                        "causation_id": ev["causation_id"],
+                    },
                 )
             )
         else:
@@ -112,7 +120,7 @@ def audit_memory(db: SQL, memory_id: str, namespace: str | None = None) -> Audit
                     at,
                     ev["type"],
                     _summary(ev["type"], p),
-                    {"payload": p, "event_id": ev["event_id"]},
+                    {"payload": p, "event_id": ev["event_id"], "causation_id": ev["causation_id"]},
                 )
             )
     caused = _rows(

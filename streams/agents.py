@@ -170,7 +170,11 @@ def register_write_path(
             max_age=timedelta(minutes=settings.buffer_max_age_minutes),
             idle_seconds=settings.buffer_idle_seconds,
         ),
-        GateConfig(),
+        GateConfig(
+            create_below=settings.gate_create_below,
+            update_min=settings.gate_update_min,
+            reinforce_above=settings.gate_reinforce_above,
+        ),
         sink,
     )
 

@@ -76,3 +76,11 @@ def test_merge_never_loses_the_old_text_words(old: str, new: str) -> None:
     kept = {w.casefold() for w in re.findall(r"\w+", old)}
     missing = {w for w in kept if w not in merged}
     assert len(missing) <= max(1, len(kept) // 10)
+
+
+def test_thresholds_must_be_ordered() -> None:
+    import pytest
+
+    with pytest.raises(ValueError, match="gate thresholds"):
+        GateConfig(create_below=0.8, update_min=0.75)
+    GateConfig(create_below=0.97, update_min=0.98, reinforce_above=0.99)  # a strict gate is fine
