@@ -222,7 +222,9 @@ class _Gates:
 
 _CONF_FIRST_PERSON = 0.8
 _CONF_CORRECTION = 0.85
-_CONF_HEDGED = 0.55
+# Hedged claims ("maybe", "I think", "might") are speculative: under the dream cycle's 0.40
+# confirmation line, so they expire after 30 days unless something confirms them.
+_CONF_HEDGED = 0.35
 _CONF_THIRD_PARTY = 0.6
 _CONF_FROM_QUESTION = 0.6
 _CONF_ASSISTANT = 0.4
