@@ -81,6 +81,22 @@ def _feature_hash(feature: str) -> int:
     )
 
 
+@lru_cache(maxsize=1 << 17)
+def _word_features(word: str, dim: int) -> tuple[str, tuple[int, ...], tuple[float, ...]]:
+    """A word's stem and its unigram and character-trigram buckets (flat row-major indices
+    into the 3 x dim feature matrix) and signs: words repeat far more than texts do."""
+    stem = light_stem(word)
+    padded = f"#{word}#"
+    feats = [(0, "u:" + stem)] + [(2, "c:" + padded[i : i + 3]) for i in range(len(padded) - 2)]
+    cols: list[int] = []
+    signs: list[float] = []
+    for group, feature in feats:
+        h = _feature_hash(feature)
+        cols.append(group * dim + h % dim)
+        signs.append(1.0 if h >> 63 else -1.0)
+    return stem, tuple(cols), tuple(signs)
+
+
 class HashingEmbedder:
     """Signed feature hashing into ``dim`` buckets (the "hashing trick").
 
@@ -118,21 +134,25 @@ class HashingEmbedder:
 
     def _embed_one(self, text: str) -> NDArray[np.float64]:
         dim = self._dim
-        groups = self.features(text)
-        rows: list[int] = []
-        cols: list[int] = []
+        words = [w for w in STEMMING_TOKENIZER.words(text) if w not in ENGLISH_STOPWORDS]
+        flat: list[int] = []
         signs: list[float] = []
-        for g, feats in enumerate(groups):
-            for f in feats:
-                h = _feature_hash(f)
-                rows.append(g)
-                cols.append(h % dim)
-                signs.append(1.0 if h >> 63 else -1.0)
-        if not rows:
+        stems: list[str] = []
+        for w in words:
+            stem, cols, word_signs = _word_features(w, dim)
+            stems.append(stem)
+            flat.extend(cols)
+            signs.extend(word_signs)
+        for a, b in itertools.pairwise(stems):
+            h = _feature_hash(f"b:{a} {b}")
+            flat.append(dim + h % dim)
+            signs.append(1.0 if h >> 63 else -1.0)
+        if not flat:
             empty = np.zeros(dim)
             empty[_feature_hash("empty") % dim] = 1.0
             return empty
-        flat = np.asarray(rows, dtype=np.intp) * dim + np.asarray(cols, dtype=np.intp)
+        # Signs are +-1, so the per-bucket sums are exact whatever the order: the same
+        # vector as summing the features of ``features()`` one by one.
         mat = np.bincount(flat, weights=signs, minlength=3 * dim).reshape(3, dim)
         norms = np.linalg.norm(mat, axis=1)
         weights = np.divide(self._WEIGHTS, norms, out=np.zeros(3), where=norms > 0)
