@@ -61,6 +61,10 @@ def _checked(response: httpx.Response) -> Any:
     return body
 
 
+def _as_dict(value: Any) -> Any:
+    return dict(value) if isinstance(value, Mapping) else value
+
+
 def _iso(at: datetime | None) -> str | None:
     return at.isoformat() if at else None
 
@@ -78,13 +82,15 @@ class _Requests:
     ) -> dict[str, Any]:
         if isinstance(messages, str):
             messages = [{"role": "user", "content": messages}]
+        # Anything that is not a mapping goes as it is: the API names what is wrong with it.
         return {
             "namespace": ns,
             "messages": [
-                {"role": "user", "content": m} if isinstance(m, str) else dict(m) for m in messages
+                {"role": "user", "content": m} if isinstance(m, str) else _as_dict(m)
+                for m in messages
             ],
             "run_id": run_id,
-            "metadata": dict(metadata or {}),
+            "metadata": _as_dict(metadata or {}),
             "occurred_at": _iso(occurred_at),
         }
 

@@ -63,6 +63,35 @@ async def read_json(request: web.Request) -> dict[str, Any]:
     return body
 
 
+def _int_field(body: dict[str, Any], key: str, default: int) -> int:
+    value = body.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise web.HTTPBadRequest(text=f"{key}: expected a positive integer, got {value!r:.64}")
+    return value
+
+
+def _namespaces(body: dict[str, Any]) -> set[str] | None:
+    """The optional ``namespaces`` list of the admin routes (None: all of them)."""
+    value = body.get("namespaces") or []
+    if not isinstance(value, list) or not all(isinstance(ns, str) for ns in value):
+        raise web.HTTPBadRequest(text="namespaces: expected a list of namespace strings")
+    return set(value) or None
+
+
+def _at(body: dict[str, Any]) -> dt.datetime | None:
+    """The optional event time of a dream cycle (ISO 8601; no offset means UTC)."""
+    value = body.get("at")
+    if value is None:
+        return None
+    try:
+        at = dt.datetime.fromisoformat(value) if isinstance(value, str) else None
+    except ValueError:
+        at = None
+    if at is None:
+        raise web.HTTPBadRequest(text=f"at: expected an ISO 8601 time, got {value!r:.64}")
+    return at if at.tzinfo is not None else at.replace(tzinfo=dt.UTC)
+
+
 class ApiService(Service):
     """Serves the API routes that the worker's components register."""
 
@@ -147,7 +176,10 @@ class ApiService(Service):
             return error(503, "no_duckdb", "this worker does not run the DuckDB projection")
         try:
             columns, rows = await asyncio.to_thread(
-                duck.user_query, query, int(body.get("limit", 10_000)), body.get("params") or None
+                duck.user_query,
+                query,
+                _int_field(body, "limit", 10_000),
+                body.get("params") or None,
             )
         except UserSQLError as e:
             return error(400, "bad_sql", str(e))
@@ -183,15 +215,15 @@ class ApiService(Service):
             return denied
 
         body = await read_json(request) if request.can_read_body else {}
+        namespaces, at = _namespaces(body), _at(body)
         states = self.handles.get("states")
         learning = self.handles.get("learning")
         if states is None or learning is None:
             return error(503, "no_agents", "this worker runs no agents")
-        at = body.get("at")
         try:
-            reports = await self._cycle(body, states, learning, at)
+            reports = await self._cycle(body, states, learning, namespaces, at)
         except Exception as e:
-            for ns in body.get("namespaces") or ["*"]:
+            for ns in namespaces or ["*"]:
                 await self.memory.observe(
                     ns if ns != "*" else "system", "consolidation", "failure", str(e)[:500]
                 )
@@ -205,7 +237,14 @@ class ApiService(Service):
             )
         return json_response({"reports": reports})
 
-    async def _cycle(self, body: dict[str, Any], states: Any, learning: Any, at: str | None) -> Any:
+    async def _cycle(
+        self,
+        body: dict[str, Any],
+        states: Any,
+        learning: Any,
+        namespaces: set[str] | None,
+        at: dt.datetime | None,
+    ) -> Any:
         from streams.consolidation import run_cycle
 
         return await run_cycle(
@@ -213,8 +252,8 @@ class ApiService(Service):
             self.settings,
             learning.sink,
             learning.memory_topic,
-            namespaces=set(body.get("namespaces") or []) or None,
-            at=dt.datetime.fromisoformat(at) if at else None,
+            namespaces=namespaces,
+            at=at,
             apply=bool(body.get("apply")),
         )
 
@@ -225,6 +264,7 @@ class ApiService(Service):
         from streams.evolve import evolve
 
         body = await read_json(request) if request.can_read_body else {}
+        namespaces = _namespaces(body)
         states, learning = self.handles.get("states"), self.handles.get("learning")
         if states is None or learning is None:
             return error(503, "no_agents", "this worker runs no agents")
@@ -233,7 +273,7 @@ class ApiService(Service):
             self.settings,
             learning.sink,
             learning.memory_topic,
-            namespaces=set(body.get("namespaces") or []) or None,
+            namespaces=namespaces,
             apply=bool(body.get("apply")),
         )
         return json_response({"reports": reports})

@@ -22,9 +22,9 @@ from consumers.auth import AuthError, Grant, check, grant_for, parse_keys
 from consumers.http_api import error, json_response, read_json
 from consumers.producer import AsyncProducer, turn_event
 from infra.settings import Settings
-from schemas.envelope import make_event
+from schemas.envelope import NAMESPACE_RE, make_event
 from schemas.errors import EventValidationError
-from schemas.events import MemoryEdit
+from schemas.events import MemoryEdit, RecallRequested
 
 MEMORY_COLUMNS = (
     "namespace, memory_id, text, category, kind, status, tier, importance, confidence, q_value, stability, "
@@ -39,7 +39,9 @@ def _time(value: Any, field: str) -> datetime | None:
     try:
         parsed = datetime.fromisoformat(str(value))
     except ValueError:
-        raise EventValidationError("bad_datetime", f"not ISO 8601: {value!r}", field) from None
+        raise EventValidationError(
+            "bad_datetime", f"not ISO 8601: {str(value)[:64]!r}", field
+        ) from None
     if parsed.tzinfo is None:
         raise EventValidationError("bad_datetime", "needs a UTC offset", field)
     return parsed
@@ -51,7 +53,31 @@ def _namespace(body: dict[str, Any]) -> str:
         raise EventValidationError(
             "missing_field", "name the namespace (namespace, user_id or agent_id)", "namespace"
         )
+    return _checked_namespace(ns)
+
+
+def _checked_namespace(ns: str) -> str:
+    if not NAMESPACE_RE.fullmatch(ns):
+        raise EventValidationError(
+            "bad_namespace",
+            "1-128 characters: letters, digits and ._:@- (starting with a letter or digit)",
+            "namespace",
+        )
     return ns
+
+
+def _limit(value: str | None, default: int, most: int) -> int:
+    if value is None:
+        return default
+    try:
+        limit = int(value)
+    except ValueError:
+        raise EventValidationError(
+            "wrong_type", f"expected an integer, got {value[:64]!r}", "limit"
+        ) from None
+    if limit < 1:
+        raise EventValidationError("out_of_range", "must be at least 1", "limit")
+    return min(limit, most)
 
 
 class MemoryRoutes:
@@ -99,7 +125,7 @@ class MemoryRoutes:
         ns = request.query.get("namespace") or request.query.get("user_id") or ""
         if not ns:
             raise EventValidationError("missing_field", "?namespace=...", "namespace")
-        self.authorize(request, ns)
+        self.authorize(request, _checked_namespace(ns))
         return ns
 
     async def _guard(self, request: web.Request, handler: Any) -> web.Response:
@@ -269,6 +295,21 @@ class MemoryRoutes:
                 raise EventValidationError(
                     "missing_field", "query: the question to recall for", "query"
                 )
+            # Checked exactly like a RecallRequested on the bus (k, ids, text limits).
+            query_id = body.get("query_id")
+            asked = make_event(
+                RecallRequested(
+                    query_id=query_id or "unset",
+                    query=query,
+                    k=body.get("k") or body.get("top_k") or 10,
+                    as_of=_time(body.get("as_of"), "as_of"),
+                    include_superseded=bool(body.get("include_superseded")),
+                ),
+                namespace=ns,
+                session_id=body.get("session_id"),
+                limits=self.settings.limits,
+            )
+            req: RecallRequested = asked.payload
             service = self.api.recall_service()
             if service is None:
                 raise web.HTTPServiceUnavailable(
@@ -278,11 +319,11 @@ class MemoryRoutes:
             result = await service.recall(
                 ns,
                 query,
-                k=int(body.get("k") or body.get("top_k") or 10),
-                as_of=_time(body.get("as_of"), "as_of"),
-                include_superseded=bool(body.get("include_superseded")),
-                session_id=body.get("session_id"),
-                query_id=body.get("query_id"),
+                k=req.k,
+                as_of=req.as_of,
+                include_superseded=req.include_superseded,
+                session_id=asked.session_id,
+                query_id=query_id,
             )
             await self.observe(
                 ns,
@@ -340,7 +381,7 @@ class MemoryRoutes:
                 if request.query.get(column):
                     where.append(f"{column} = ?")
                     params.append(request.query[column])
-            limit = min(int(request.query.get("limit", 1000)), 10_000)
+            limit = _limit(request.query.get("limit"), 1000, 10_000)
             rows = await self._query(
                 f"SELECT {MEMORY_COLUMNS} FROM memory_view WHERE {' AND '.join(where)} "
                 f"ORDER BY created_at, memory_id LIMIT {limit}",

@@ -157,7 +157,7 @@ def document() -> dict[str, Any]:
                             "properties": {
                                 "query": {"type": "string"},
                                 "namespace": NS,
-                                "k": {"type": "integer", "minimum": 1},
+                                "k": {"type": "integer", "minimum": 1, "maximum": 200},
                                 "as_of": {"type": "string", "format": "date-time"},
                                 "include_superseded": {"type": "boolean"},
                                 "session_id": {"type": "string"},

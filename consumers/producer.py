@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Coroutine, Iterable, Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -20,7 +21,16 @@ from aiokafka.errors import KafkaError
 
 from infra.settings import Settings, load
 from schemas._fields import utc_now
-from schemas.envelope import Envelope, encode, make_event, record_headers
+from schemas.envelope import (
+    Envelope,
+    encode,
+    make_event,
+    non_finite,
+    record_headers,
+    reject_non_finite,
+    validated,
+)
+from schemas.errors import EventValidationError
 from schemas.events import (
     AccessedMemory,
     ConversationTurn,
@@ -58,18 +68,48 @@ def turn_event(
         role=role,  # type: ignore[arg-type]  # validated by make_event
         speaker=speaker,
         text=text,
-        metadata=dict(metadata or {}),
+        metadata=_mapping(metadata, "payload.metadata"),
     )
     at = occurred_at or utc_now()
-    return make_event(
+    try:
+        event_id: str | None = derived_id(at, "turn", namespace, turn_id)
+    except Exception:  # a wrong type or a lone surrogate: validation names the field
+        event_id = None
+    env = _checked(
         payload,
         namespace=namespace,
         occurred_at=at,
         session_id=session_id,
         producer=producer,
-        event_id=derived_id(at, "turn", namespace, turn_id),
+        event_id=event_id,
         limits=(settings or Settings()).limits,
     )
+    if event_id is None:  # valid after all (an ISO string for occurred_at): derive it now
+        turn = env.payload
+        env = replace(
+            env, event_id=derived_id(env.occurred_at, "turn", env.namespace, turn.turn_id)
+        )
+    return env
+
+
+def _checked(payload: Any, **envelope: Any) -> Envelope[Any]:
+    """make_event, and no NaN or infinity anywhere: orjson would write null, silently."""
+    try:
+        env = make_event(payload, **envelope)
+    except EventValidationError as e:
+        raise non_finite(payload) or e from None  # a NaN reward reads as no reward
+    reject_non_finite(payload)
+    return env
+
+
+def _mapping(value: Any, path: str) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise EventValidationError(
+            "wrong_type", f"expected an object, got {type(value).__name__}", path
+        )
+    return dict(value)
 
 
 class AsyncProducer:
@@ -139,8 +179,22 @@ class AsyncProducer:
         return (await self.publish_many([env]))[0]
 
     async def publish_many(self, envs: Iterable[Envelope[Any]]) -> list[str]:
-        """Send a batch (the client groups records per partition) and wait for every ack."""
+        """Send a batch (the client groups records per partition) and wait for every ack.
+
+        Envelopes may be built by hand, so each is checked as an agent would decode it
+        (an unknown version, a bad field): nothing is sent unless all of them are valid.
+        """
         envs = list(envs)
+        for env in envs:
+            try:
+                validated(env, self.settings.limits)
+            except EventValidationError as e:
+                raise non_finite(env.payload) or e from None
+            reject_non_finite(env.payload)
+        return await self._publish(envs)
+
+    async def _publish(self, envs: list[Envelope[Any]]) -> list[str]:
+        """publish_many for events built by make_event (validated already)."""
         futures = [await self.send(env) for env in envs]
         results = await asyncio.gather(*futures, return_exceptions=True)
         failed = [
@@ -179,7 +233,7 @@ class AsyncProducer:
             producer=self.producer_name,
             settings=self.settings,
         )
-        return await self.publish(env)
+        return await self._publish_one(env)
 
     async def access(
         self,
@@ -194,19 +248,24 @@ class AsyncProducer:
         top_score: float | None = None,
     ) -> str:
         """Record that a recall returned ``memories`` ((memory_id, score) in rank order)."""
-        payload = MemoryAccessed(
-            query_id=query_id,
-            memories=[
+        try:
+            ranked = [
                 AccessedMemory(memory_id=m, rank=i + 1, score=s)
                 for i, (m, s) in enumerate(memories)
-            ],
-            query=query,
-            top_score=top_score
-            if top_score is not None
-            else max((s for _m, s in memories), default=None),
-            source=source,
+            ]
+        except (TypeError, ValueError):
+            raise EventValidationError(
+                "wrong_type", "expected a list of (memory_id, score) pairs", "payload.memories"
+            ) from None
+        if top_score is None:
+            try:
+                top_score = max((m.score for m in ranked), default=None)
+            except TypeError:  # scores of mixed types: validation names the bad one
+                top_score = None
+        payload = MemoryAccessed(
+            query_id=query_id, memories=ranked, query=query, top_score=top_score, source=source
         )
-        return await self.publish(
+        return await self._publish_one(
             self._event(payload, namespace, session_id, occurred_at, correlation_id=query_id)
         )
 
@@ -223,6 +282,12 @@ class AsyncProducer:
         session_id: str | None = None,
         occurred_at: datetime | None = None,
     ) -> str:
+        if isinstance(memory_ids, str | bytes) or not isinstance(memory_ids, Iterable):
+            raise EventValidationError(
+                "wrong_type",
+                f"expected a list of memory ids, got {type(memory_ids).__name__}",
+                "payload.memory_ids",
+            )
         payload = Feedback(
             memory_ids=list(memory_ids),
             query_id=query_id,
@@ -231,7 +296,7 @@ class AsyncProducer:
             reason=reason,
             correction=correction,
         )
-        return await self.publish(
+        return await self._publish_one(
             self._event(payload, namespace, session_id, occurred_at, correlation_id=query_id)
         )
 
@@ -249,9 +314,12 @@ class AsyncProducer:
             workflow=workflow,
             outcome=outcome,  # type: ignore[arg-type]  # validated by make_event
             detail=detail,
-            evidence=dict(evidence or {}),
+            evidence=_mapping(evidence, "payload.evidence"),
         )
-        return await self.publish(self._event(payload, namespace, None, occurred_at))
+        return await self._publish_one(self._event(payload, namespace, None, occurred_at))
+
+    async def _publish_one(self, env: Envelope[Any]) -> str:
+        return (await self._publish([env]))[0]
 
     def _event(
         self,
@@ -261,7 +329,7 @@ class AsyncProducer:
         occurred_at: datetime | None,
         correlation_id: str | None = None,
     ) -> Envelope[Any]:
-        return make_event(
+        return _checked(
             payload,
             namespace=namespace,
             session_id=session_id,

@@ -11,6 +11,8 @@ tenant's events stay in order on one partition::
 
 from __future__ import annotations
 
+import dataclasses
+import math
 import re
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -109,8 +111,118 @@ def make_event(
         producer=producer,
         payload=payload,
     )
-    # Round-trip through the decoder's checks so the SDK rejects exactly what agents would.
-    return decode(encode(env), limits=limits)  # type: ignore[return-value]
+    return validated(env, limits)
+
+
+def validated(env: Envelope[P], limits: Limits = DEFAULT_LIMITS) -> Envelope[P]:
+    """``env`` as an agent would decode it, or EventValidationError naming the field.
+
+    The round trip through the decoder's checks makes the SDK reject exactly what agents
+    would; what the JSON encoder refuses (lone surrogates, non-JSON types, non-string keys)
+    is an EventValidationError with its path too, never an encoder error.
+    """
+    try:
+        raw = encode(env)
+    except orjson.JSONEncodeError as e:
+        fields = {f.name: getattr(env, f.name) for f in dataclasses.fields(env)}
+        raise _json_problem(fields, "", strict=True) or EventValidationError(
+            "wrong_type", f"not encodable as JSON: {e}"
+        ) from None
+    return decode(raw, limits=limits)  # type: ignore[no-any-return]
+
+
+def non_finite(payload: Any) -> EventValidationError | None:
+    """The error for the first NaN or infinity in ``payload``, if any (any shape, even a
+    cyclic one: the walk stops at a nesting the decoder would refuse anyway)."""
+    problem = _json_problem(payload, "payload", strict=False)
+    return problem if problem is not None and problem.code == "bad_number" else None
+
+
+def reject_non_finite(payload: Any) -> None:
+    """NaN and infinities are not JSON and orjson writes them as null: a producer's value
+    would change silently (a NaN reward would vanish), so the SDK rejects them by path.
+    For a payload that encoded (so it has no cycle): one flat pass in the common case."""
+    stack = [getattr(payload, name) for name in payload.__dataclass_fields__]
+    pop, extend = stack.pop, stack.extend
+    while stack:
+        value = pop()
+        kind = type(value)
+        if kind is str or value is None or kind is int or kind is bool:
+            continue
+        if kind is float:
+            if value * 0.0 != 0.0:  # NaN or an infinity
+                raise non_finite(payload) or EventValidationError(
+                    "bad_number", f"{value} is not a JSON number", "payload"
+                )
+        elif kind is dict:
+            extend(value.values())
+        elif kind is list or kind is tuple:
+            extend(value)
+        else:
+            names = getattr(value, "__dataclass_fields__", None)
+            if names is not None:
+                extend([getattr(value, name) for name in names])
+
+
+_MAX_WALK_DEPTH = 32  # deeper than the decoder accepts anyway (16 levels per free-form field)
+
+
+def _json_problem(value: Any, root: str, *, strict: bool) -> EventValidationError | None:
+    """The first value that JSON cannot carry faithfully, as an error with its path.
+
+    Non-finite floats are always looked for (orjson writes them as null, silently); with
+    ``strict``, also what makes orjson raise: lone surrogates, non-string keys, other types.
+    """
+    found = _walk(value, strict, 0)
+    if found is None:
+        return None
+    code, message, reversed_path = found
+    path = root
+    for part in reversed(reversed_path):
+        part = part.encode("utf-8", "backslashreplace").decode()  # a key may be the problem
+        path = f"{path}{part}" if part.startswith("[") or not path else f"{path}.{part}"
+    return EventValidationError(code, message, path if len(path) <= 200 else f"{path[:200]}...")
+
+
+def _walk(value: Any, strict: bool, depth: int) -> tuple[str, str, list[str]] | None:
+    """(code, message, path parts innermost first) of the first problem under ``value``."""
+    if isinstance(value, str):
+        if strict:
+            try:
+                value.encode()
+            except UnicodeEncodeError as e:
+                return "invalid_utf8", f"lone surrogate at character {e.start}: not UTF-8", []
+        return None
+    if isinstance(value, float):
+        return None if math.isfinite(value) else ("bad_number", f"{value} is not a JSON number", [])
+    if value is None or isinstance(value, int | datetime):
+        if strict and type(value) is int and not -(2**63) <= value < 2**64:
+            return "bad_number", "integer out of the 64-bit range", []
+        return None
+    if depth >= _MAX_WALK_DEPTH:
+        return "too_deep", f"nesting deeper than {_MAX_WALK_DEPTH} levels", []
+    items: Any
+    if isinstance(value, dict):
+        for key in value:
+            if not isinstance(key, str):
+                return "wrong_type", f"object keys must be strings, got {type(key).__name__}", []
+            if strict and (found := _walk(key, True, depth)) is not None:
+                return found[0], found[1], [key]
+        items = value.items()
+    elif isinstance(value, list | tuple):
+        items = enumerate(value)
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        items = ((f.name, getattr(value, f.name)) for f in dataclasses.fields(value))
+    elif strict:
+        return "wrong_type", f"not a JSON value: {type(value).__name__}", []
+    else:
+        return None
+    for where, item in items:
+        found = _walk(item, strict, depth + 1)
+        if found is not None:
+            found[2].append(f"[{where}]" if isinstance(where, int) else where)
+            return found
+    return None
 
 
 def with_recorded_at(env: Envelope[P], at: datetime) -> Envelope[P]:
@@ -163,6 +275,8 @@ def _datetime_field(obj: dict[str, Any], key: str) -> datetime:
 
 def decode(raw: bytes, *, limits: Limits = DEFAULT_LIMITS) -> Envelope[Any]:
     """Bytes from the wire -> a validated, upcast envelope. Raises only EventValidationError."""
+    if not isinstance(raw, bytes):  # a record with no value (a tombstone) reads as None
+        raise EventValidationError("bad_json", "record has no value")
     if len(raw) > limits.max_event_bytes:
         raise EventValidationError(
             "too_large", f"{len(raw)} bytes is over the {limits.max_event_bytes}-byte limit"

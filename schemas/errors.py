@@ -19,5 +19,6 @@ class EventValidationError(ValueError):
 
     def at(self, prefix: str) -> EventValidationError:
         """The same error, with its path prefixed by the enclosing field."""
-        path = f"{prefix}.{self.path}" if self.path else prefix
+        sep = "" if self.path.startswith("[") else "."  # items[1].score, not items.[1].score
+        path = f"{prefix}{sep}{self.path}" if self.path else prefix
         return EventValidationError(self.code, self.message, path)

@@ -3,11 +3,17 @@
 The value is a JSON object (``original_b64`` holds the bytes exactly as they arrived,
 so nothing is lost even when they are not valid UTF-8); headers repeat the reason so
 tools can filter without decoding.
+
+A dead letter must itself fit in a Kafka record, and base64 adds a third: an original
+over ``MAX_KEPT_ORIGINAL`` bytes (keys over ``MAX_KEPT_KEY``) is kept as its first bytes,
+with its full size and SHA-256. The whole record stays at its source position (the input
+topics keep everything), and the hash proves it is the one.
 """
 
 from __future__ import annotations
 
 import base64
+import hashlib
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -15,6 +21,12 @@ from typing import Any
 import orjson
 
 from schemas.errors import EventValidationError
+
+#: bytes of an original record kept in its dead letter (base64: ~683 KiB, under the
+#: 1 MiB default record limit of Kafka clients and brokers)
+MAX_KEPT_ORIGINAL = 512 * 1024
+#: bytes of an original key kept (a namespace is at most 128 characters)
+MAX_KEPT_KEY = 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,12 +39,29 @@ class DeadLetter:
     offset: int
     agent: str
     failed_at: datetime
-    original: bytes
+    original: bytes  # the first MAX_KEPT_ORIGINAL bytes: all of them unless truncated
     original_key: bytes | None
+    original_size: int = -1  # of the whole original (-1: the same as len(original))
+    original_sha256: str = ""  # of the whole original ("": of original)
+
+    def __post_init__(self) -> None:
+        if self.original_size < 0:
+            object.__setattr__(self, "original_size", len(self.original))
+        if not self.original_sha256:
+            object.__setattr__(self, "original_sha256", _sha256(self.original))
 
     @property
     def original_text(self) -> str:
         return self.original.decode("utf-8", errors="replace")
+
+    @property
+    def truncated(self) -> bool:
+        """Only the first bytes are here: the record is at its source topic and offset."""
+        return len(self.original) < self.original_size
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
 
 
 def dead_letter_from(
@@ -59,8 +88,10 @@ def dead_letter_from(
         offset,
         agent,
         failed_at,
-        original,
-        original_key,
+        original[:MAX_KEPT_ORIGINAL],
+        None if original_key is None else original_key[:MAX_KEPT_KEY],
+        len(original),
+        _sha256(original),
     )
 
 
@@ -79,6 +110,8 @@ def encode_dead_letter(dl: DeadLetter) -> tuple[bytes, list[tuple[str, bytes]]]:
             "original_key_b64": None
             if dl.original_key is None
             else base64.b64encode(dl.original_key).decode(),
+            "original_size": dl.original_size,
+            "original_sha256": dl.original_sha256,
         }
     )
     headers = [
@@ -103,4 +136,6 @@ def decode_dead_letter(raw: bytes) -> DeadLetter:
         failed_at=datetime.fromisoformat(obj["failed_at"]),
         original=base64.b64decode(obj["original_b64"]),
         original_key=None if key is None else base64.b64decode(key),
+        original_size=obj.get("original_size", -1),  # dead letters from before: complete
+        original_sha256=obj.get("original_sha256", ""),
     )

@@ -34,7 +34,7 @@ def dead_letter_record(
         failed_at=utc_now(),
     )
     value, headers = encode_dead_letter(dl)
-    return message.key, value, headers
+    return dl.original_key, value, headers  # (a key past MAX_KEPT_KEY is cut there too)
 
 
 class DeadLetters:
