@@ -31,6 +31,10 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
+# The crash-and-restart driver at a large size: SOAK_TURNS, SOAK_KILLS, SOAK_SEED choose it.
+soak: $(STAMP)
+	MEMSTREAM_SOAK=1 $(BIN)/pytest -q -p no:cacheprovider -m soak -s tests/integration/test_crash_restart.py
+
 bench: $(STAMP)
 	$(BIN)/python -m bench
 

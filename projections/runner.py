@@ -42,10 +42,15 @@ class ProjectionRunner:
         self.caught_up = asyncio.Event()
 
     async def _consumer(self) -> AIOKafkaConsumer:
+        # auto_offset_reset="earliest": aiokafka resets a freshly assigned partition with the
+        # default strategy in the background, and a reply to that request that arrives after
+        # a seek_to_beginning() is applied as if it answered the seek. With "latest" (the
+        # default) a partition could start at its end and the projection skip records.
         consumer = AIOKafkaConsumer(
             bootstrap_servers=self.bootstrap,
             enable_auto_commit=False,
             group_id=None,
+            auto_offset_reset="earliest",
             max_partition_fetch_bytes=4 * 1024 * 1024,
         )
         await consumer.start()
@@ -56,14 +61,16 @@ class ProjectionRunner:
                 await consumer.force_metadata_update()
                 parts = consumer.partitions_for_topic(topic) or set()
             tps.extend(TopicPartition(topic, p) for p in sorted(parts))
-        consumer.assign(tps)
         positions: dict[tuple[str, int], int] = await self.run_in_store(self.projection.positions)  # type: ignore[assignment]
+        consumer.assign(tps)
+        # Every position is requested before the first await, so no background reset runs
+        # in between; partitions with no recorded position start at the beginning.
+        fresh = [tp for tp in tps if (tp.topic, tp.partition) not in positions]
         for tp in tps:
-            start = positions.get((tp.topic, tp.partition))
-            if start is None:
-                await consumer.seek_to_beginning(tp)
-            else:
-                consumer.seek(tp, start)
+            if (tp.topic, tp.partition) in positions:
+                consumer.seek(tp, positions[(tp.topic, tp.partition)])
+        if fresh:
+            await consumer.seek_to_beginning(*fresh)
         return consumer
 
     async def run_in_store(self, fn: Callable[..., object], *args: object) -> object:

@@ -12,6 +12,7 @@ import faust
 
 from infra.settings import Settings
 from infra.topics import topic_names
+from streams import commits
 from streams.partition_state import PartitionState
 from streams.sinks import Sink
 
@@ -61,6 +62,8 @@ def create_app(
         # Buffered turns stay un-acked until extracted: a rebalance must not wait for them.
         stream_wait_empty=False,
     )
+    # faust would commit past a turn held in a session buffer (streams/commits.py).
+    commits.install(app)
     topics = Topics(
         {
             role: app.topic(

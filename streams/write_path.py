@@ -242,7 +242,11 @@ class WritePath:
             self.stats.flushes += 1
             self.stats.memory_events += len(events) - 1
             self.stats.llm_calls += flush.llm_calls
-            for env in events:
+            # The TurnsExtracted record goes last: one partition's records become durable in
+            # order, so a crash in the middle of a flush leaves its decisions without it, and
+            # the turns are read and extracted again (facts already stored are recognised).
+            # Sent first, it would mark the turns extracted while some of their facts are lost.
+            for env in [*events[1:], events[0]]:
                 pending.append(
                     await self.sink.send(
                         self.memory_topic,

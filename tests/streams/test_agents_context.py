@@ -65,6 +65,7 @@ async def test_write_path_agent_buffers_and_flushes_in_test_context() -> None:
                 break
             await asyncio.sleep(0.05)
     log = [decode(r.value) for r in sink.on("ctx.memory.log")]
-    assert log and log[0].type == "TurnsExtracted"
-    assert log[0].payload.trigger == "buffer_full"  # three NORMAL turns fill a buffer of three
-    assert [t.turn_id for t in log[0].payload.turns] == ["t0", "t1", "t2"]
+    assert log and log[-1].type == "TurnsExtracted"  # last: after the decisions it caused
+    assert log[-1].payload.trigger == "buffer_full"  # three NORMAL turns fill a buffer of three
+    assert [t.turn_id for t in log[-1].payload.turns] == ["t0", "t1", "t2"]
+    assert all(e.causation_id == log[-1].event_id for e in log[:-1])

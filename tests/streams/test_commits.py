@@ -1,0 +1,77 @@
+"""Offset commits never pass a held (un-acknowledged) message: faust's bookkeeping, no broker."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from faust.transport.drivers.aiokafka import Consumer
+from faust.types import TP, Message
+
+from core.embedding import HashingEmbedder
+from infra.settings import Settings
+from streams.app import create_app
+from streams.commits import HeldOffsetsConsumer
+from streams.partition_state import PartitionState
+
+TOPIC = "ctx.turns"
+TP0 = TP(TOPIC, 0)
+
+
+async def empty_state(partition: int) -> PartitionState:
+    return PartitionState(partition, HashingEmbedder())
+
+
+def consumer(monkeypatch: pytest.MonkeyPatch) -> Any:
+    settings = Settings(kafka_bootstrap="127.0.0.1:9", topic_prefix="ctx")
+    app, _topics = create_app(settings, state_loader=empty_state)
+    monkeypatch.setattr(app.topics, "acks_enabled_for", lambda topic: True)  # as once started
+    return app.consumer
+
+
+def delivered(c: Any, offsets: range) -> list[Message]:
+    messages = [Message(TOPIC, 0, o, 0.0, 0, [], b"k", b"v", None, tp=TP0) for o in offsets]
+    for m in messages:
+        c.track_message(m)
+    return messages
+
+
+async def test_the_worker_commits_through_the_held_offsets_consumer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert isinstance(consumer(monkeypatch), HeldOffsetsConsumer)
+
+
+async def test_a_held_first_message_stops_the_commit(monkeypatch: pytest.MonkeyPatch) -> None:
+    c = consumer(monkeypatch)
+    first, *rest = delivered(c, range(5))
+    for m in rest:  # later turns of other sessions: extracted and acknowledged
+        c.ack(m)
+    assert c._new_offset(TP0) is None  # nothing committed yet: offset 0 is still held
+    c.ack(first)  # its buffer was extracted
+    assert c._new_offset(TP0) == 5
+
+
+async def test_a_held_message_after_a_commit_stops_the_next_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    c = consumer(monkeypatch)
+    messages = delivered(c, range(6))
+    c.ack(messages[0])
+    c.ack(messages[1])
+    assert c._new_offset(TP0) == 2
+    c._committed_offset[TP0] = 2
+    for m in messages[3:]:
+        c.ack(m)
+    assert c._new_offset(TP0) is None  # offset 2 is held
+    c.ack(messages[2])
+    assert c._new_offset(TP0) == 6
+
+
+async def test_stock_faust_commits_past_a_held_message(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Why the subclass exists; if this starts failing, faust fixed it upstream."""
+    c = consumer(monkeypatch)
+    _held, *rest = delivered(c, range(5))
+    for m in rest:
+        c.ack(m)
+    assert Consumer._new_offset(c, TP0) == 5  # past offset 0, which nobody acknowledged
