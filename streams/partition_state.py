@@ -58,6 +58,9 @@ class PartitionState:
     namespaces: dict[str, NamespaceMemory] = field(default_factory=dict)
     extracted: set[tuple[str, str]] = field(default_factory=set)  # (namespace, turn_id)
     buffers: dict[tuple[str, str | None], SessionBuffer] = field(default_factory=dict)
+    # Turns of buffers cut for extraction whose TurnsExtracted is not applied yet: a copy of
+    # one that arrives meanwhile (a producer's retry) is a duplicate, not a new turn.
+    extracting: set[tuple[str, str]] = field(default_factory=set)
     # Highest event time seen, per namespace: tenants' clocks are independent, so one tenant's
     # late replay must not age another tenant's buffers.
     watermarks: dict[str, datetime] = field(default_factory=dict)
@@ -85,7 +88,9 @@ class PartitionState:
 
     def apply(self, env: Envelope[Any]) -> None:
         if isinstance(env.payload, TurnsExtracted):
-            self.extracted.update((env.namespace, t.turn_id) for t in env.payload.turns)
+            turns = {(env.namespace, t.turn_id) for t in env.payload.turns}
+            self.extracted.update(turns)
+            self.extracting.difference_update(turns)
         elif isinstance(env.payload, ConsolidationReported):
             self.cycled(env.namespace, env.occurred_at)
         else:
@@ -134,8 +139,17 @@ class PartitionState:
         return len(times), (max(times) if times else None)
 
     def buffered(self, namespace: str, session_id: str | None, turn_id: str) -> bool:
+        """In a session buffer, or in one cut for extraction and not yet on the log."""
+        if (namespace, turn_id) in self.extracting:
+            return True
         buf = self.buffers.get((namespace, session_id))
         return buf is not None and any(t.turn_id == turn_id for t in buf.turns)
+
+    def cut(self, key: tuple[str, str | None]) -> SessionBuffer:
+        """Take a session's buffer out for extraction; later turns start a new one."""
+        buffer = self.buffers.pop(key)
+        self.extracting.update((key[0], t.turn_id) for t in buffer.turns)
+        return buffer
 
 
 async def load_partition(

@@ -117,10 +117,9 @@ class WritePath:
 
     def _drain(self, state: PartitionState, namespace: str) -> list[Job]:
         jobs = []
-        for key, buffer in list(state.buffers.items()):
+        for key in list(state.buffers):
             if key[0] == namespace:
-                del state.buffers[key]
-                jobs.append(Job(state, key, buffer, "cycle"))
+                jobs.append(Job(state, key, state.cut(key), "cycle"))
         return jobs
 
     def _accept(
@@ -160,8 +159,7 @@ class WritePath:
         )
         if trigger is None:
             return None
-        del state.buffers[key]  # later turns of this session start a new buffer
-        return Job(state, key, buffer, trigger)
+        return Job(state, key, state.cut(key), trigger)
 
     # --- timer -----------------------------------------------------------------------
 
@@ -179,8 +177,7 @@ class WritePath:
                     config=self.buffer_config,
                 )
                 if trigger is not None:
-                    del state.buffers[key]
-                    jobs.append(Job(state, key, buffer, trigger))
+                    jobs.append(Job(state, key, state.cut(key), trigger))
         if jobs:
             await self._settle(await self._flush(jobs), jobs)
 
