@@ -1,5 +1,6 @@
 """Rebuild speed of the projections (events/s) against raw inserts of the same data, at
-three sizes 10x apart, in the same run.
+three sizes 10x apart, in the same run, and how the cost per event grows from the smallest
+to the largest size (against the same growth of the raw inserts).
 
 DuckDB: the projection's batched apply (decode, dedup by event id, fold, positions, one
 transaction per batch) vs a raw Arrow insert of the same rows into a plain table.
@@ -20,6 +21,7 @@ import duckdb
 import pyarrow as pa
 
 from bench.figures import Figure
+from bench.growth import growth_figure
 from core.embedding import HashingEmbedder
 from core.hashing import content_hash
 from core.sparse import BM25Encoder
@@ -182,5 +184,22 @@ def run() -> list[Figure]:
                 notes=q_notes,
             )
             for n, r, b in qdrant
+        ),
+        *(
+            growth_figure(
+                f"rebuild {name} cost",
+                "events",
+                [n for n, _r, _b in rows],
+                [r for _n, r, _b in rows],
+                "events/s",
+                [b for _n, _r, b in rows],
+                baseline,
+                rate=True,
+            )
+            for name, rows, baseline in (
+                ("DuckDB", duck, "raw Arrow insert"),
+                ("Qdrant", qdrant, "raw upsert"),
+            )
+            if len(rows) > 1
         ),
     ]

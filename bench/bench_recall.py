@@ -1,6 +1,7 @@
-"""Recall latency p50/p99 (offline embedder, so no remote call) at 10k and 100k memories
-against numpy brute-force dense top-k over the same vectors, and throughput with
-concurrent requests against one request at a time, in the same run."""
+"""Recall latency p50/p99 (offline embedder, so no remote call) at 1k, 10k and 100k memories
+against numpy brute-force dense top-k over the same vectors, how the p50 grows from the
+smallest to the largest size, and throughput with concurrent requests against one request
+at a time, in the same run."""
 
 from __future__ import annotations
 
@@ -16,13 +17,15 @@ import numpy as np
 
 from bench.bench_rebuild import records
 from bench.figures import Figure
+from bench.growth import growth_figure
 from consumers.recall import RecallService
 from core.embedding import HashingEmbedder
 from core.sparse import BM25Encoder
 from projections.qdrant_projection import QdrantProjection
 from projections.retrieval import CollectionSpec, EdgeRetrievalStore
 
-SIZES = tuple(int(x) for x in os.environ.get("BENCH_RECALL_SIZES", "10000,100000").split(","))
+SIZES = tuple(int(x) for x in os.environ.get("BENCH_RECALL_SIZES", "1000,10000,100000").split(","))
+THROUGHPUT_AT = 10_000  # the size of the concurrency figure (the smallest if not measured)
 QUERIES = [
     "what does the user like",
     "kafka and rust",
@@ -47,6 +50,8 @@ def _one(service: RecallService, i: int) -> object:
 
 def run() -> list[Figure]:
     figures: list[Figure] = []
+    p50s: list[float] = []
+    brute_p50s: list[float] = []
     emb, sparse = HashingEmbedder(), BM25Encoder()
     for n in SIZES:
         store = EdgeRetrievalStore(
@@ -75,6 +80,8 @@ def run() -> list[Figure]:
             scores = matrix[mask] @ q
             np.argpartition(-scores, 10)[:10]
             brute.append((time.perf_counter() - started) * 1000)
+        p50s.append(statistics.median(ours))
+        brute_p50s.append(statistics.median(brute))
         figures.append(
             Figure(
                 f"recall p50 @{n:,} memories",
@@ -96,7 +103,7 @@ def run() -> list[Figure]:
                 better="lower",
             )
         )
-        if n == SIZES[0]:
+        if n == (THROUGHPUT_AT if THROUGHPUT_AT in SIZES else SIZES[0]):
             m = 200
             started = time.perf_counter()
             for i in range(m):
@@ -117,4 +124,18 @@ def run() -> list[Figure]:
                 )
             )
         proj.close()
+    if len(SIZES) > 1:
+        figures.append(
+            growth_figure(
+                "recall p50",
+                "memories",
+                SIZES,
+                p50s,
+                "p50 ms",
+                brute_p50s,
+                "numpy brute-force dense top-10",
+                rate=False,
+                notes="50 namespaces, every query scoped to one (the store filters by namespace)",
+            )
+        )
     return figures

@@ -1,5 +1,13 @@
 """Write-path throughput (rule extractor) against faust's consume-only ceiling and a raw
-aiokafka consume-and-produce loop, all on one fresh broker in the same run."""
+aiokafka consume-and-produce loop, all on one fresh broker in the same run; and how its cost
+grows: the same measurement at three sizes 10x apart, a fresh broker for each (the embedded
+broker's memory only grows).
+
+Every session's last turn is a decision (an urgent signal), so every buffer is flushed by
+its own turn as the stream ends, not by the wall-clock idle rule: the rate is the turns
+covered by ``TurnsExtracted`` events over the span of their ``recorded_at``, with no idle
+tail (the baselines have none; at the smallest size it would dominate).
+"""
 
 from __future__ import annotations
 
@@ -9,75 +17,31 @@ import subprocess
 import sys
 import tempfile
 import time
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import orjson
-from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
-from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 
 from bench.broker import fresh_broker
 from bench.figures import Figure
+from bench.growth import growth_figure
+from bench.live_pipeline import (
+    ROOT,
+    collect,
+    publish_raw,
+    raw_baseline,
+    recorded_at,
+    worker_process,
+)
 from bench.workload import turns
-from consumers.kafka_read import read_topic
-from infra.settings import Settings
-from schemas.envelope import decode, encode
-from streams.status import wait_until_ready
+from consumers.producer import turn_event
+from schemas.envelope import Envelope, encode
 
-N = int(os.environ.get("BENCH_WRITE_N", "20000"))
-ROOT = Path(__file__).resolve().parent.parent
-
-
-async def publish_raw(bootstrap: str, topic: str, records: list[tuple[bytes, bytes]]) -> None:
-    producer = AIOKafkaProducer(
-        bootstrap_servers=bootstrap, acks="all", linger_ms=5, max_batch_size=512 * 1024
-    )
-    await producer.start()
-    try:
-        futures = [await producer.send(topic, value, key=key) for key, value in records]
-        await asyncio.gather(*futures)
-    finally:
-        await producer.stop()
-
-
-async def raw_loop(bootstrap: str, source: str, sink: str, n: int) -> float:
-    """Consume-and-produce with plain aiokafka: the floor any framework pays for Kafka I/O."""
-    consumer = AIOKafkaConsumer(
-        source,
-        bootstrap_servers=bootstrap,
-        group_id="bench-raw",
-        auto_offset_reset="earliest",
-        enable_auto_commit=False,
-        session_timeout_ms=6000,
-        heartbeat_interval_ms=1000,
-    )
-    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all", linger_ms=5)
-    await consumer.start()
-    await producer.start()
-    try:
-        seen, started = 0, 0.0
-        while seen < n:
-            batch = await consumer.getmany(timeout_ms=1000, max_records=1000)
-            if batch and not started:
-                started = time.perf_counter()
-            futures = [
-                await producer.send(sink, r.value, key=r.key) for rs in batch.values() for r in rs
-            ]
-            await asyncio.gather(*futures)
-            seen += len(futures)
-            await consumer.commit()
-        return n / (time.perf_counter() - started)
-    finally:
-        await consumer.stop()
-        await producer.stop()
-
-
-async def create_topic(bootstrap: str, name: str, partitions: int) -> None:
-    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
-    await admin.start()
-    try:
-        await admin.create_topics([NewTopic(name, partitions, 1)])
-    finally:
-        await admin.close()
+N = int(os.environ.get("BENCH_WRITE_N", "10000"))  # the size of the baseline figures
+SIZES = tuple(int(x) for x in os.environ.get("BENCH_WRITE_SIZES", "1000,10000,100000").split(","))
+NAMESPACES, SESSIONS = 16, 64  # passed to the workload, so the closing turns match its sessions
+T0 = datetime(2024, 1, 1, tzinfo=UTC)  # the workload's first turn
 
 
 def faust_ceiling(bootstrap: str, topic: str, n: int) -> float:
@@ -99,67 +63,75 @@ def faust_ceiling(bootstrap: str, topic: str, n: int) -> float:
         proc.wait(20)
 
 
-async def covered_span(settings: Settings, n: int, timeout: float = 300) -> tuple[int, float]:
-    """(turns covered by TurnsExtracted events, wall seconds from first to last such event)."""
-    deadline = time.monotonic() + timeout
-    topic = f"{settings.topic_prefix}.memory.log"
-    while True:
-        covered, first, last = 0, float("inf"), 0.0
-        async for record in read_topic(settings.bootstrap(), topic):
-            env = decode(record.value)
-            if env.type == "TurnsExtracted":
-                covered += len(env.payload.turns)
-                stamp = env.recorded_at.timestamp()
-                first, last = min(first, stamp), max(last, stamp)
-        if covered >= n or time.monotonic() > deadline:
-            return covered, last - first
-        await asyncio.sleep(1.0)
+def closing_turns(n: int) -> list[Envelope[Any]]:
+    """After ``n`` workload turns, one decision per session: it flushes the session's buffer."""
+    return [
+        turn_event(
+            namespace=f"bench-ns-{s % NAMESPACES}",
+            session_id=f"s{s}",
+            turn_id=f"close-{s}",
+            role="user",
+            speaker="Ann",
+            text="We decided to use Kafka for the staging environment after a long comparison.",
+            occurred_at=T0 + timedelta(seconds=10 * (n + s)),
+        )
+        for s in range(SESSIONS)
+    ]
 
 
-def write_path_rate(settings: Settings, n: int) -> tuple[float, int]:
-    datadir = Path(tempfile.mkdtemp(prefix="bench-worker-"))
-    # Projections off: this measures the write path; the projections have their own benchmark.
-    env = dict(
-        os.environ,
-        MEMSTREAM_KAFKA_BOOTSTRAP=settings.bootstrap(),
-        MEMSTREAM_TOPIC_PREFIX=settings.topic_prefix,
-        MEMSTREAM_BUFFER_IDLE_SECONDS="1",
-        MEMSTREAM_DATA_DIR=str(datadir / "data"),
-        MEMSTREAM_PROJECTIONS="none",
-        PYTHONPATH=str(ROOT),
-    )
-    started = time.time()
-    log = (datadir / "worker.log").open("wb")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "consumers.cli", "worker", "--datadir", str(datadir)],
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    try:
-        wait_until_ready(datadir, 90, after=started)
-        covered, span = asyncio.run(covered_span(settings, n))
-        return (covered / span if span > 0 else 0.0), covered
-    finally:
-        proc.terminate()
-        proc.wait(30)
+def extraction_rate(flushes: list[dict[str, Any]]) -> float:
+    """Turns covered by the flushes over the span of their ``recorded_at``."""
+    stamps = [recorded_at(f) for f in flushes]
+    span = max(stamps) - min(stamps) if stamps else 0.0
+    return sum(len(f["payload"]["turns"]) for f in flushes) / span if span > 0 else 0.0
 
 
-def run() -> list[Figure]:
-    events = list(turns(N))
-    records = [(e.key, encode(e)) for e in events]
-    size = sum(len(v) for _k, v in records) / len(records)
+def measure(n: int, ceiling: bool) -> tuple[float, float, float | None, int]:
+    """(write path turns/s, raw loop turns/s, faust consume-only turns/s, turns covered) for
+    ``n`` workload turns and the closing turns, on a fresh broker."""
+    records = [
+        (e.key, encode(e))
+        for e in [*turns(n, namespaces=NAMESPACES, sessions=SESSIONS), *closing_turns(n)]
+    ]
+    total = len(records)
     with fresh_broker() as settings:
         source = f"{settings.topic_prefix}.turns"
         asyncio.run(publish_raw(settings.bootstrap(), source, records))
-        asyncio.run(create_topic(settings.bootstrap(), "bench.raw-out", settings.partitions))
-        raw = asyncio.run(raw_loop(settings.bootstrap(), source, "bench.raw-out", N))
-        ceiling = faust_ceiling(settings.bootstrap(), source, N)
-        rate, covered = write_path_rate(settings, N)
-    note = f"{N} turns of {size:.0f} bytes on average, 4 partitions, one worker, rule extractor"
-    if covered < N:
-        note += f"; only {covered} turns covered before the timeout"
+        raw = raw_baseline(settings, source, total)
+        faust = faust_ceiling(settings.bootstrap(), source, total) if ceiling else None
+        with worker_process(settings, MEMSTREAM_BUFFER_IDLE_SECONDS="1"):
+            flushes = asyncio.run(
+                collect(
+                    settings,
+                    frozenset({"TurnsExtracted"}),
+                    lambda f: len(f["payload"]["turns"]),
+                    total,
+                )
+            )
+    covered = sum(len(f["payload"]["turns"]) for f in flushes)
+    return extraction_rate(flushes), raw, faust, covered
+
+
+def average_size(n: int) -> float:
+    return sum(len(encode(e)) for e in turns(n, namespaces=NAMESPACES, sessions=SESSIONS)) / n
+
+
+def run() -> list[Figure]:
+    sizes = sorted({*SIZES, N})
+    results = {n: measure(n, ceiling=n == N) for n in sizes}
+    rate, raw, ceiling, _covered = results[N]
+    note = (
+        f"{N} turns of {average_size(min(N, 2000)):.0f} bytes on average and a closing "
+        f"decision in each of the {SESSIONS} sessions (so no buffer waits for the idle rule), "
+        "4 partitions, one worker, rule extractor, projections off"
+    )
+    short = {n: c for n, (_r, _b, _c, c) in results.items() if c < n + SESSIONS}
+    if short:
+        note += (
+            "; only "
+            + ", ".join(f"{c} of {n + SESSIONS}" for n, c in short.items())
+            + " turns covered before the timeout"
+        )
     return [
         Figure(
             "write path turns/s vs faust consume-only",
@@ -176,5 +148,17 @@ def run() -> list[Figure]:
             raw,
             "raw aiokafka consume-and-produce loop",
             notes=note,
+        ),
+        growth_figure(
+            "ingest cost",
+            "turns",
+            sizes,
+            [results[n][0] for n in sizes],
+            "turns/s",
+            [results[n][1] for n in sizes],
+            "raw aiokafka consume-and-produce loop",
+            rate=True,
+            notes="write path turns/s, one worker, a fresh broker per size; the turns span "
+            "10 s of event time each, so the daily dream cycle runs as the log covers more days",
         ),
     ]
