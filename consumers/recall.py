@@ -1,8 +1,10 @@
 """The recall service: gate, intent, hybrid search in the store, rescoring, MMR, confidence.
 
 The store does the tenant filtering (every search is scoped to one namespace by the
-store itself); the pure scoring core (``core.scoring`` and friends) decides the order
-and explains it. Every recall publishes ``MemoryAccessed`` so access tracking,
+store itself) and picks the candidates (dense + BM25, rank-fused); the pure core decides
+the order and explains it: ``core.fusion`` turns the two channels' scores into one
+relevance, ``core.scoring`` weighs it with the other components, ``core.mmr`` keeps the
+top k diverse (memories of one conversation turn count as repeats). Every recall publishes ``MemoryAccessed`` so access tracking,
 Q-learning and gap reports see it.
 """
 
@@ -17,10 +19,11 @@ from typing import Any
 
 import numpy as np
 
-from core.decompose import decompose, rrf_merge
+from core.decompose import decompose
 from core.embedding import Embedder
+from core.fusion import convex_fusion, merge_parts, ranked
 from core.intent import classify
-from core.memory_state import from_json
+from core.memory_state import MemoryState, from_json
 from core.mmr import mmr
 from core.recall_gate import confidence, should_retrieve
 from core.scoring import Candidate, ScoringContext, score_all
@@ -168,16 +171,17 @@ class RecallService:
             return RecallResult(qid, namespace, query, [], "skipped", "none", gate.reason)
         intent = classify(query, now=now)
         profile = intent.profile
-        # An explicit as_of is a hard cut: what was known and valid then (superseded since
-        # included). A time named in the query only informs the validity score: extracted
-        # validity dates are too rough to filter on.
+        # An explicit as_of is a hard cut: what was known then (written by then) and not over
+        # by then (superseded since is included). A memory about something later (a plan,
+        # "the defence is on June 20") was known all the same, so its start bound does not
+        # cut it: that is for the validity score, like a time named in the query, which
+        # only informs the score (extracted validity dates are too rough to filter on).
         superseded = include_superseded or intent.include_superseded or as_of is not None
         statuses: tuple[str, ...] = ("active", "superseded") if superseded else ("active",)
         point_in_time = as_of or intent.at
-        valid_at = as_of.timestamp() if as_of else None
         subqueries = decompose(query) or [query]
         depth = max(profile.limit, k * 4)
-        rankings: list[list[str]] = []
+        parts: list[dict[str, float]] = []
         hits: dict[str, Hit] = {}
         for sub in subqueries:
             found = self.store.search(
@@ -186,14 +190,18 @@ class RecallService:
                 self.sparse.encode_query(sub),
                 limit=depth,
                 statuses=statuses,
-                valid_at=valid_at,
             )
-            rankings.append([h.memory_id for h in found])
+            # The store's rank fusion picks the candidates; their order comes from the scores.
+            parts.append(
+                convex_fusion(
+                    [h.memory_id for h in found],
+                    {h.memory_id: h.dense.score for h in found if h.dense is not None},
+                    {h.memory_id: h.sparse.score for h in found if h.sparse is not None},
+                )
+            )
             for h in found:
                 hits.setdefault(h.memory_id, h)
-        fused = (
-            rrf_merge(rankings) if len(rankings) > 1 else [(h, hits[h].score) for h in rankings[0]]
-        )
+        fused = merge_parts(parts) if len(parts) > 1 else ranked(parts[0])
         ids = [mid for mid, _ in fused]
         if not ids:
             return RecallResult(
@@ -209,8 +217,8 @@ class RecallService:
         usage = self.usage(namespace, ids) if self.usage else {}
         co_activation = self.pairs(namespace, ids) if self.pairs else {}
         states = {mid: from_json(hits[mid].payload.extra["state"]) for mid in ids}
-        if as_of is not None:  # not yet written at that time: not known then
-            fused = [(mid, r) for mid, r in fused if states[mid].created_at <= as_of]
+        if as_of is not None:
+            fused = [(mid, r) for mid, r in fused if known_and_not_over(states[mid], as_of)]
             ids = [mid for mid, _ in fused]
         candidates = []
         for mid, relevance in fused:
@@ -236,7 +244,8 @@ class RecallService:
         )
         scored = score_all(candidates, context, profile)
         vectors = self._vectors([states[mid].text for mid in ids], ids)
-        top = mmr(scored, vectors, lambda_=0.7, k=k)
+        sources = {mid: states[mid].source_turn_ids for mid in ids}
+        top = mmr(scored, vectors, lambda_=0.7, k=k, sources=sources)
         results = [
             RecallHitView(
                 memory_id=s.memory_id,
@@ -270,6 +279,11 @@ class RecallService:
                 "top_relevance": _dense_score(hits[top[0].memory_id]) if top else 0.0,
             },
         )
+
+
+def known_and_not_over(state: MemoryState, as_of: datetime) -> bool:
+    """Written by ``as_of`` and not invalidated (or ended) by then."""
+    return state.created_at <= as_of and (state.valid_until is None or as_of < state.valid_until)
 
 
 def _dense_score(hit: Hit) -> float:

@@ -414,6 +414,17 @@ def _has_content(words: list[str]) -> bool:
     return any(w not in _EMPTY_WORDS and w not in _FILLER_WORDS for w in words)
 
 
+_SUBSTANTIVE_WORDS = 3
+
+
+def _substantive(text: str) -> bool:
+    """At least three distinct words that are neither filler nor empty."""
+    return (
+        len({w for w in _words(text) if w not in _EMPTY_WORDS and w not in _FILLER_WORDS})
+        >= _SUBSTANTIVE_WORDS
+    )
+
+
 # --- cue patterns --------------------------------------------------------------------
 
 _MARKERS = re.compile(
@@ -2101,8 +2112,10 @@ def _fact_of_claim(
     slot = _detect_slot(text, name, speaker_key, text_words)
     confidence = claim.confidence
     if not first_person and person == "first":
-        # a statement not about the speaker is kept only with something concrete in it
-        if not (entities or dated.has_date or slot):
+        # a statement not about the speaker is kept only with something concrete in it: a
+        # name, a date, a slot, or enough words that say something ("Leo ate eleven
+        # pierogi", "the judges loved the tacos"; not "the meeting was long")
+        if not (entities or dated.has_date or slot or _substantive(body)):
             return None
         confidence = min(confidence, _CONF_THIRD_PARTY)
     if person == "second" and slot is None and category == "fact" and not dated.has_date:

@@ -3,12 +3,14 @@
 ``score = sum(weight[c] * value[c] for c in COMPONENTS)`` with every value in [0, 1] and
 the intent profile's weights (non-negative, summing to 1 in every built-in profile), so a
 score is in [0, 1]. ``Scored.explain`` holds, for each component ``c``, ``explain[c]``
-(its value) and ``explain[c + ".w"]`` (its weight), plus ``relevance.raw`` (the store's
-fused score before normalising); the score is exactly-rounded ``fsum`` of value x weight.
+(its value) and ``explain[c + ".w"]`` (its weight), plus ``relevance.raw`` (the fused
+score before normalising); the score is exactly-rounded ``fsum`` of value x weight.
 
 Components (values):
-``relevance``     fused RRF score / the largest in the candidate set (``relevance_max``);
-                  without a set maximum, / the best possible two-channel RRF ``2/(60+1)``.
+``relevance``     fused score (recall passes core.fusion's convex combination of the
+                  channel scores; the store's RRF score works too) / the largest in the
+                  candidate set (``relevance_max``); without a set maximum, / the best
+                  possible two-channel RRF ``2/(60+1)``.
 ``activation``    ACT-R base level from access count and time since creation and last use,
                   logistic-squashed (core.activation).
 ``retention``     forgetting curve since last use (or creation), stability-scaled; Weibull
@@ -67,7 +69,7 @@ class Candidate:
 
     memory_id: str
     text: str
-    relevance: float  # fused RRF score from the store
+    relevance: float  # fused score (core.fusion, or the store's RRF)
     dense_rank: int | None = None  # 1-based rank per channel; None when not found there
     sparse_rank: int | None = None
     created_at: datetime

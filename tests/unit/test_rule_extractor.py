@@ -503,6 +503,17 @@ def test_third_party_statements_need_something_concrete() -> None:
     assert (fact.subject, fact.slot) == ("melanie", "location")
 
 
+def test_third_party_statements_with_enough_content_are_kept() -> None:
+    # no name the rules recognise ("Leo" starts the sentence), no date, no slot: three
+    # words that are neither filler nor empty are enough
+    fact = only("The pierogi were a hit. Leo ate eleven of them at dinner.", "Owen")
+    assert fact.text == "Leo ate eleven of them at dinner"
+    assert (fact.confidence, fact.subject, fact.slot) == (0.6, None, None)
+    assert texts("The judges loved the bulgogi tacos.") == ["The judges loved the bulgogi tacos"]
+    for contentless in ("That sounds like chaos.", "The kids were great, honestly."):
+        assert texts(contentless) == []
+
+
 def test_importance_and_confidence_are_in_range_and_rounded() -> None:
     for fact in facts(
         "I really love sushi! I work at Google. I'll call Sam tomorrow. I never skip breakfast."
