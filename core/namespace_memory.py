@@ -80,6 +80,11 @@ class NamespaceMemory:
             self._ids.append(mid)
         self._matrix[row] = vector
 
+    def vector(self, memory_id: str) -> NDArray[np.float32]:
+        """The stored vector of a memory's current text (no embedding call)."""
+        row: NDArray[np.float32] = self._matrix[self._rows[memory_id]]
+        return row
+
     def closest(self, vector: NDArray[np.float32]) -> Neighbour | None:
         n = len(self._ids)
         if n == 0:

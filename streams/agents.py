@@ -7,6 +7,7 @@ the dead-letter topic as ``agent_error`` with its original bytes.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 from collections.abc import Awaitable, Callable
@@ -23,6 +24,7 @@ from schemas.envelope import Envelope, encode, make_event, record_headers
 from schemas.events import RecallAnswered, RecallHit, RecallRequested
 from schemas.ids import derived_id
 from schemas.topics import BY_ROLE
+from streams.emit import Sent
 from streams.extraction import Extractor, make_extractor
 from streams.intake import DeadLetters, IntakeStats, decoded
 from streams.learning import Learning
@@ -33,7 +35,9 @@ from streams.write_path import WritePath
 
 log = logging.getLogger("memstream.agents")
 
-Handler = Callable[[Envelope[Any], Any], Awaitable[None]]
+#: handles one valid input; may return sends in flight (the input stays un-acknowledged
+#: until they complete, so a crash before then re-reads it)
+Handler = Callable[[Envelope[Any], Any], Awaitable[Sent | None]]
 
 #: role of the input topic -> name of the agent that reads it
 INPUT_AGENTS = {
@@ -46,6 +50,7 @@ INPUT_AGENTS = {
 
 async def _accept(env: Envelope[Any], event: Any) -> None:
     """Default handler: the record is valid and stays on the log for the projections."""
+    return None
 
 
 def register_agent(
@@ -62,13 +67,31 @@ def register_agent(
     expected = frozenset(BY_ROLE[role].event_types)
     limits = settings.limits
 
+    settling: set[asyncio.Future[None]] = set()
+
+    async def settle(message: Any, env: Envelope[Any], pending: Sent) -> None:
+        try:
+            await asyncio.gather(*pending)
+        except Exception as e:  # the decisions did not all reach the log: as a failed handler
+            log.exception("%s could not write the decisions of %s", name, env.event_id)
+            await dlq.send(message, e)
+        message.ack(app.consumer)
+
     async def agent(stream: Any) -> None:
         async for event, env in decoded(stream, dlq, limits, stats, expected):
             try:
-                await handler(env, event)
+                pending = await handler(env, event)
             except Exception as e:
                 log.exception("%s failed on %s %s; dead-lettering it", name, env.type, env.event_id)
                 await dlq.send(event.message, e)
+                continue
+            if pending:
+                # Held, not awaited: the next input is read while the broker acknowledges
+                # these; the offset is committed only past inputs whose decisions are durable.
+                event.message.incref()
+                task = asyncio.ensure_future(settle(event.message, env, pending))
+                settling.add(task)
+                task.add_done_callback(settling.discard)
 
     agent.__name__ = name.replace("-", "_")
     # concurrency=1: one task per partition keeps a tenant's events in order.
@@ -235,10 +258,10 @@ def register_agents(
     handles["write_path"].maintenance = maintenance
 
     def scheduled(handler: Handler) -> Handler:
-        async def run(env: Any, event: Any) -> None:
+        async def run(env: Any, event: Any) -> Sent | None:
             state = await states.get(event.message.partition)
             await maintenance.before(state, env.namespace, env.occurred_at)
-            await handler(env, event)
+            return await handler(env, event)
 
         return run
 

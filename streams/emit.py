@@ -11,10 +11,14 @@ from schemas.envelope import Envelope, encode, record_headers
 from streams.partition_state import PartitionState
 from streams.sinks import Sink
 
+#: sends in flight, each completing when the broker has its event
+Sent = list[Awaitable[Any]]
 
-async def emit(
+
+async def send_all(
     state: PartitionState, envs: Sequence[Envelope[Any]], sink: Sink, memory_topic: str
-) -> None:
+) -> list[Awaitable[Any]]:
+    """Apply and send; the returned futures complete when the broker has each event."""
     pending: list[Awaitable[Any]] = []
     for env in envs:
         state.apply(env)
@@ -27,4 +31,10 @@ async def emit(
                 headers=record_headers(env),
             )
         )
-    await asyncio.gather(*pending)
+    return pending
+
+
+async def emit(
+    state: PartitionState, envs: Sequence[Envelope[Any]], sink: Sink, memory_topic: str
+) -> None:
+    await asyncio.gather(*await send_all(state, envs, sink, memory_topic))

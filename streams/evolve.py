@@ -112,11 +112,7 @@ async def evolve(
                             flashbulb=s.arousal >= 0.8,
                         )
                     )
-                vectors = {
-                    v.memory_id: memory.embed(memory.states[v.memory_id].text)
-                    for v in views
-                    if v.active
-                }
+                vectors = {v.memory_id: memory.vector(v.memory_id) for v in views if v.active}
                 candidates = find_candidates(views, vectors, at)
                 reports.append(
                     {

@@ -34,7 +34,7 @@ from schemas.events import (
     TierChanged,
 )
 from schemas.ids import derived_id
-from streams.emit import emit
+from streams.emit import Sent, emit, send_all
 from streams.partition_state import PartitionState, PartitionStates
 from streams.sinks import Sink
 
@@ -66,8 +66,11 @@ class Learning:
         payloads: list[tuple[Any, str]],
         cause: Envelope[Any],
         agent: str,
-    ) -> None:
-        """Build, apply and send events caused by ``cause`` (tags make the derived ids unique)."""
+    ) -> Sent:
+        """Build, apply and send events caused by ``cause`` (tags make the derived ids unique).
+
+        Returns the sends in flight: the agent holds the input's acknowledgement until they
+        complete, without waiting for them before it reads the next input."""
         envs = [
             make_event(
                 payload,
@@ -83,22 +86,23 @@ class Learning:
             )
             for payload, tag in payloads
         ]
-        await emit(state, envs, self.sink, self.memory_topic)
+        pending = await send_all(state, envs, self.sink, self.memory_topic)
         state.processed.add(cause.event_id)
+        return pending
 
     # --- access tracking --------------------------------------------------------------
 
-    async def on_access(self, env: Envelope[Any], event: Any) -> None:
+    async def on_access(self, env: Envelope[Any], event: Any) -> Sent:
         state = await self.states.get(event.message.partition)
         async with state.lock:
             state.apply_access(env)  # no-op when the partition load already folded it
             if env.event_id in state.processed:
-                return
+                return []
             memory = state.memory(env.namespace)
             ids = [m.memory_id for m in env.payload.memories if m.memory_id in memory.states]
             stabilities = {mid: memory.states[mid].stability for mid in ids}
             plan = plan_recall(ids, stabilities, self.coactivation)
-            await self._emit(
+            return await self._emit(
                 state,
                 [
                     (
@@ -123,18 +127,17 @@ class Learning:
 
     # --- feedback and edits --------------------------------------------------------------
 
-    async def on_feedback(self, env: Envelope[Any], event: Any) -> None:
+    async def on_feedback(self, env: Envelope[Any], event: Any) -> Sent:
         state = await self.states.get(event.message.partition)
         fb = env.payload
         if isinstance(fb, Feedback) and fb.query_id and not fb.memory_ids:
             await self._await_recall(state, env.namespace, fb.query_id)
         async with state.lock:
             if env.event_id in state.processed:
-                return  # already applied: a re-delivery changes nothing
+                return []  # already applied: a re-delivery changes nothing
             if isinstance(env.payload, MemoryEdit):
-                await self._emit(state, self._edit(state, env), env, "q-learner")
-            else:
-                await self._emit(state, self._q_updates(state, env), env, "q-learner")
+                return await self._emit(state, self._edit(state, env), env, "q-learner")
+            return await self._emit(state, self._q_updates(state, env), env, "q-learner")
 
     async def _await_recall(self, state: PartitionState, namespace: str, query_id: str) -> None:
         """Feedback can overtake its recall's MemoryAccessed (they travel on different topics):
