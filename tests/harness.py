@@ -6,9 +6,17 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Mapping
+from datetime import datetime
 from pathlib import Path
+from typing import Any
 
+import orjson
+
+from consumers.producer import turn_event
 from infra.settings import Settings
+from schemas.envelope import Envelope
+from schemas.events import ConversationTurn
 from streams.status import wait_until_ready
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,9 +48,9 @@ class WorkerProcess:
         self.log = datadir / "worker.log"
         self.proc: subprocess.Popen[bytes] | None = None
 
-    def start(self, timeout: float = 60.0) -> WorkerProcess:
+    def launch(self) -> None:
+        """Start the process without waiting for it (to kill it while it starts, say)."""
         self.datadir.mkdir(parents=True, exist_ok=True)
-        started = time.time()
         with self.log.open("ab") as out:
             self.proc = subprocess.Popen(
                 [
@@ -60,6 +68,10 @@ class WorkerProcess:
                 stderr=subprocess.STDOUT,
                 cwd=ROOT,
             )
+
+    def start(self, timeout: float = 60.0) -> WorkerProcess:
+        started = time.time()
+        self.launch()
         try:
             wait_until_ready(self.datadir, timeout, after=started)
         except TimeoutError:
@@ -81,3 +93,36 @@ class WorkerProcess:
                 self.proc.wait(20)
             except subprocess.TimeoutExpired:
                 self.kill()
+
+
+def memstream(s: Settings, *args: str, timeout: float = 180) -> subprocess.CompletedProcess[str]:
+    """Run ``memstream ARGS`` as a user would, against the settings' broker and data."""
+    return subprocess.run(
+        [sys.executable, "-m", "consumers.cli", *args],
+        env=settings_env(s),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def memstream_json(s: Settings, *args: str, timeout: float = 180) -> Any:
+    """``memstream ARGS`` that must succeed and print one JSON document."""
+    out = memstream(s, *args, timeout=timeout)
+    assert out.returncode == 0, out.stderr
+    return orjson.loads(out.stdout)
+
+
+def turn_from_row(row: Mapping[str, Any], **overrides: Any) -> Envelope[ConversationTurn]:
+    """A ConversationTurn event from a row of the ingest format (the bundled conversations)."""
+    fields: dict[str, Any] = {
+        "namespace": row["namespace"],
+        "session_id": row["session_id"],
+        "turn_id": row["turn_id"],
+        "role": row["role"],
+        "speaker": row["speaker"],
+        "text": row["text"],
+        "occurred_at": datetime.fromisoformat(row["occurred_at"]),
+    }
+    return turn_event(**{**fields, **overrides})

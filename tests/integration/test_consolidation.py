@@ -4,33 +4,20 @@ actions as events caused by one report, and applying the same cycle again change
 from __future__ import annotations
 
 import asyncio
-import subprocess
-import sys
 import time
 import uuid
 from datetime import UTC, datetime
 
-import orjson
-
 from consumers.client import Memory
 from infra.settings import Settings
-from tests.harness import ROOT, WorkerProcess, settings_env
+from tests.harness import WorkerProcess, memstream_json
 from tests.integration.test_write_path import memory_log
 
 T0 = datetime(2023, 1, 10, 9, tzinfo=UTC)
 
 
 def consolidate(s: Settings, *args: str) -> dict[str, object]:
-    out = subprocess.run(
-        [sys.executable, "-m", "consumers.cli", "consolidate", "--json", *args],
-        env=settings_env(s),
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert out.returncode == 0, out.stderr
-    result: dict[str, object] = orjson.loads(out.stdout)
+    result: dict[str, object] = memstream_json(s, "consolidate", "--json", *args, timeout=120)
     return result
 
 
@@ -93,26 +80,10 @@ def test_evolve_reports_evidence_and_applies_deprecations(
         deadline = time.monotonic() + 30
         while mem.get(target, namespace=ns)["q_value"] >= 0.2 and time.monotonic() < deadline:
             time.sleep(0.5)
-    out = subprocess.run(
-        [sys.executable, "-m", "consumers.cli", "evolve", "--json", "--namespace", ns],
-        env=settings_env(settings),
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    report = orjson.loads(out.stdout)["reports"][0]
+    report = memstream_json(settings, "evolve", "--json", "--namespace", ns)["reports"][0]
     assert {"level": "critical", "action": "deprecate"}.items() <= report["candidates"][0].items()
     assert report["candidates"][0]["evidence"]  # usage history behind the suggestion
-    applied = subprocess.run(
-        [sys.executable, "-m", "consumers.cli", "evolve", "--apply", "--json", "--namespace", ns],
-        env=settings_env(settings),
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert applied.returncode == 0, applied.stderr
+    memstream_json(settings, "evolve", "--apply", "--json", "--namespace", ns)
     with Memory(settings=settings) as mem:
         deadline = time.monotonic() + 20
         while mem.get(target, namespace=ns)["status"] != "archived" and time.monotonic() < deadline:

@@ -10,15 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import subprocess
-import sys
 import time
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import orjson
 import pytest
 
 from consumers.producer import AsyncProducer, turn_event
@@ -30,7 +27,7 @@ from infra.settings import Settings
 from infra.topics import ensure_topics
 from schemas.events import AccessedMemory, Feedback, MemoryAccessed
 from tests.fakes.responses_server import CannedFacts, Derive, serve_in_thread
-from tests.harness import ROOT, WorkerProcess, settings_env
+from tests.harness import WorkerProcess, memstream_json
 from tests.integration.test_write_path import covered, memory_log
 
 T0 = datetime(2024, 1, 1, 9, tzinfo=UTC)
@@ -309,14 +306,5 @@ def _event(ns: str, payload: Any, at: datetime) -> Any:
 
 
 def audit(s: Settings, memory_id: str) -> dict[str, Any]:
-    out = subprocess.run(
-        [sys.executable, "-m", "consumers.cli", "audit", memory_id, "--json"],
-        env=settings_env(s),
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert out.returncode == 0, out.stderr
-    result: dict[str, Any] = orjson.loads(out.stdout)
-    return result
+    trail: dict[str, Any] = memstream_json(s, "audit", memory_id, "--json", timeout=60)
+    return trail

@@ -4,10 +4,7 @@ SIGKILL mid-stream, and duplicate delivery leaves every projection unchanged."""
 from __future__ import annotations
 
 import asyncio
-import subprocess
-import sys
 import time
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -17,26 +14,15 @@ from aiokafka import AIOKafkaProducer
 
 from bench.eval_data import load_conversations
 from consumers.kafka_read import read_topic
-from consumers.producer import AsyncProducer, turn_event
+from consumers.producer import AsyncProducer
 from infra.settings import Settings
 from infra.topics import ensure_topics
 from projections.duckdb_projection import DuckDBProjection, diff_digests
 from projections.layout import Layout
 from schemas.topics import BY_ROLE
 from streams.status import running_worker
-from tests.harness import ROOT, WorkerProcess, settings_env
+from tests.harness import WorkerProcess, memstream, turn_from_row
 from tests.integration.test_write_path import covered, memory_log
-
-
-def cli(s: Settings, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "consumers.cli", *args],
-        env=settings_env(s),
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
 
 
 async def wait_covered(s: Settings, namespaces: set[str], n: int, timeout: float = 120) -> None:
@@ -73,18 +59,7 @@ async def test_kill_restart_verify_and_duplicates(settings: Settings, tmp_path: 
     first = WorkerProcess(own, tmp_path / "w1").start()
     try:
         async with AsyncProducer(own) as p:
-            envs = [
-                turn_event(
-                    namespace=t["namespace"],
-                    session_id=t["session_id"],
-                    turn_id=t["turn_id"],
-                    role=t["role"],
-                    speaker=t["speaker"],
-                    text=t["text"],
-                    occurred_at=datetime.fromisoformat(t["occurred_at"]),
-                )
-                for t in turns
-            ]
+            envs = [turn_from_row(t) for t in turns]
             await p.publish_many(envs[:150])
             await asyncio.sleep(1.5)  # the worker is mid-stream
             first.kill()
@@ -98,17 +73,17 @@ async def test_kill_restart_verify_and_duplicates(settings: Settings, tmp_path: 
         for ns in namespaces:
             log_events += len(await memory_log(own, ns))
         wait_projected(own, log_events)
-        result = cli(own, "sql", "SELECT count(*) AS n FROM turns", "--format", "json")
+        result = memstream(own, "sql", "SELECT count(*) AS n FROM turns", "--format", "json")
         assert result.returncode == 0, result.stderr
         assert orjson.loads(result.stdout.splitlines()[0])["n"] == len(
             turns
         )  # every turn exactly once
-        result = cli(own, "verify")
+        result = memstream(own, "verify")
         assert result.returncode == 0, result.stdout + result.stderr
         assert "duckdb: identical" in result.stdout and "qdrant: identical" in result.stdout
 
         # duplicate delivery: republish already-processed records byte for byte
-        before = cli(
+        before = memstream(
             own, "sql", "SELECT * FROM memories ORDER BY memory_id", "--format", "json"
         ).stdout
         raw: list[Any] = [
@@ -126,18 +101,18 @@ async def test_kill_restart_verify_and_duplicates(settings: Settings, tmp_path: 
         finally:
             await producer.stop()
         await asyncio.sleep(4.0)
-        after = cli(
+        after = memstream(
             own, "sql", "SELECT * FROM memories ORDER BY memory_id", "--format", "json"
         ).stdout
         assert after == before
-        assert cli(own, "verify").returncode == 0
+        assert memstream(own, "verify").returncode == 0
     finally:
         second.stop()
-    offline = cli(own, "verify")  # and with no worker: straight from the files
+    offline = memstream(own, "verify")  # and with no worker: straight from the files
     assert offline.returncode == 0, offline.stdout + offline.stderr
 
     # the Parquet archive outlives Kafka retention: a rebuild from it equals the live projection
-    replayed = cli(
+    replayed = memstream(
         own,
         "replay",
         "--projection",

@@ -6,18 +6,17 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import Counter
-from datetime import datetime
 from pathlib import Path
 
 from bench.eval_data import load_conversations
 from consumers.kafka_read import read_topic
-from consumers.producer import AsyncProducer, turn_event
+from consumers.producer import AsyncProducer
 from infra.settings import Settings
 from infra.topics import ensure_topics
 from schemas import decode
 from schemas.topics import BY_ROLE
 from streams.status import read_status
-from tests.harness import WorkerProcess
+from tests.harness import WorkerProcess, turn_from_row
 
 
 async def all_memory_events(s: Settings) -> list[object]:
@@ -37,18 +36,7 @@ async def test_rebalance_loses_and_duplicates_nothing(settings: Settings, tmp_pa
     ).start()
     try:
         async with AsyncProducer(own) as p:
-            envs = [
-                turn_event(
-                    namespace=t["namespace"],
-                    session_id=t["session_id"],
-                    turn_id=t["turn_id"],
-                    role=t["role"],
-                    speaker=t["speaker"],
-                    text=t["text"],
-                    occurred_at=datetime.fromisoformat(t["occurred_at"]),
-                )
-                for t in turns
-            ]
+            envs = [turn_from_row(t) for t in turns]
             await p.publish_many(envs[:120])
             await asyncio.sleep(1.0)
             held = [

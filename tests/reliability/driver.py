@@ -32,14 +32,12 @@ import asyncio
 import contextlib
 import math
 import random
-import subprocess
 import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -47,14 +45,14 @@ import httpx
 from aiokafka import AIOKafkaConsumer, TopicPartition
 
 from bench.eval_data import load_conversations
-from consumers.producer import AsyncProducer, turn_event
+from consumers.producer import AsyncProducer
 from infra.settings import Settings
 from infra.topics import ensure_topics
 from schemas import decode
 from schemas.envelope import Envelope
 from schemas.topics import BY_ROLE
 from streams.status import running_worker
-from tests.harness import ROOT, WorkerProcess, settings_env
+from tests.harness import WorkerProcess, memstream, turn_from_row
 
 #: the decision each extracted fact gets on the log (core/write_plan.py: one per fact)
 DECISIONS = frozenset({"MemoryCreated", "MemoryUpdated", "MemoryReinforced", "DuplicateSkipped"})
@@ -168,14 +166,9 @@ def workload(n: int, settings: Settings) -> list[Envelope[Any]]:
             if len(out) == n:
                 break
             out.append(
-                turn_event(
+                turn_from_row(
+                    t,
                     namespace=t["namespace"] if r == 0 else f"{t['namespace']}-r{r}",
-                    session_id=t["session_id"],
-                    turn_id=t["turn_id"],
-                    role=t["role"],
-                    speaker=t["speaker"],
-                    text=t["text"],
-                    occurred_at=datetime.fromisoformat(t["occurred_at"]),
                     producer="crash-driver",
                     settings=settings,
                 )
@@ -223,41 +216,6 @@ class LogTail:
             self.consumer = None
 
 
-class CrashableWorker(WorkerProcess):
-    """A worker that can also be launched without waiting for it (to kill it while it starts)."""
-
-    def launch(self) -> None:
-        self.datadir.mkdir(parents=True, exist_ok=True)
-        with self.log.open("ab") as out:
-            self.proc = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "consumers.cli",
-                    "worker",
-                    "--datadir",
-                    str(self.datadir),
-                    "--loglevel",
-                    "info",
-                ],
-                env=settings_env(self.settings, **self.env),
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                cwd=ROOT,
-            )
-
-
-def cli(s: Settings, *args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "consumers.cli", *args],
-        env=settings_env(s),
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
-
-
 def _sql(api_url: str, query: str) -> list[list[Any]]:
     body = httpx.post(f"{api_url}/sql", json={"sql": query}, timeout=30).json()
     rows: list[list[Any]] = body["rows"]
@@ -288,7 +246,7 @@ async def run_crash_restart(
     envs = workload(run.turns, own)
     wanted = {(e.namespace, e.payload.turn_id) for e in envs}
     namespaces = sorted({ns for ns, _t in wanted})
-    worker = CrashableWorker(own, workdir / "worker", projections=run.projections)
+    worker = WorkerProcess(own, workdir / "worker", projections=run.projections)
     published = 0
     tail = await LogTail(own.bootstrap(), BY_ROLE["memory_log"].name(own.topic_prefix)).start()
     records: list[Any] = []
@@ -366,13 +324,13 @@ async def run_crash_restart(
 
         running_ok = True
         if run.verify_running:
-            result = await asyncio.to_thread(cli, own, "verify")
+            result = await asyncio.to_thread(memstream, own, "verify", timeout=300)
             report.verify_running = (
                 f"[worker running, exit {result.returncode}]\n{result.stdout}{result.stderr}"
             )
             running_ok = result.returncode == 0
         worker.stop()  # a clean stop; verify reads the live projections from their files
-        result = await asyncio.to_thread(cli, own, "verify")
+        result = await asyncio.to_thread(memstream, own, "verify", timeout=300)
         report.verify_stopped = (
             f"[worker stopped, exit {result.returncode}]\n{result.stdout}{result.stderr}"
         )
