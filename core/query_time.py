@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from typing import Final, Literal
 
+from core.calendar_words import MONTH_NUMBERS, NUMBER_WORDS, WEEKDAYS
+
 Relation = Literal["during", "before", "after", "since"]
 
 _MICRO: Final = timedelta(microseconds=1)
@@ -50,50 +52,10 @@ class TimeRef:
         return self.start + (self.end - self.start) / 2
 
 
-_MONTHS: Final[dict[str, int]] = {
-    name: i + 1
-    for i, names in enumerate(
-        (
-            ("january", "jan"),
-            ("february", "feb"),
-            ("march", "mar"),
-            ("april", "apr"),
-            ("may",),
-            ("june", "jun"),
-            ("july", "jul"),
-            ("august", "aug"),
-            ("september", "sep", "sept"),
-            ("october", "oct"),
-            ("november", "nov"),
-            ("december", "dec"),
-        )
-    )
-    for name in names
-}
+_MONTHS: Final[dict[str, int]] = MONTH_NUMBERS
 _FULL_MONTHS: Final = frozenset(n for n in _MONTHS if len(n) > 4 or n in ("june", "july"))
-_WEEKDAYS: Final[dict[str, int]] = {
-    d: i
-    for i, d in enumerate(
-        ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-    )
-}
-_NUMBER_WORDS: Final[dict[str, int]] = {
-    "a": 1,
-    "an": 1,
-    "one": 1,
-    "two": 2,
-    "couple of": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "eleven": 11,
-    "twelve": 12,
-}
+_WEEKDAYS: Final[dict[str, int]] = {d: i for i, d in enumerate(WEEKDAYS)}
+_NUMBER_WORDS: Final[dict[str, int]] = {**NUMBER_WORDS, "couple of": 2}
 
 _MONTH = r"(?P<month>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")(?:\.|\b)"
 _DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"

@@ -26,6 +26,7 @@ from dataclasses import dataclass, replace
 from datetime import date, datetime, time, timedelta
 from typing import NamedTuple
 
+from core.calendar_words import MONTH_NAMES, MONTH_NUMBERS, NUMBER_WORDS, WEEKDAYS
 from core.facts import Fact, TurnView
 from core.hashing import normalize
 from schemas.events import Category, Kind
@@ -848,44 +849,10 @@ def _third_person(claim: str, name: str, person: str, words: frozenset[str]) -> 
 
 # --- dates ------------------------------------------------------------------------------
 
-_MONTHS = (
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-)
-_MONTH_NUM = {m.lower(): i + 1 for i, m in enumerate(_MONTHS)} | {
-    m.lower()[:3]: i + 1 for i, m in enumerate(_MONTHS)
-}
-_MONTH_NUM["sept"] = 9
-_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_NUMBERS = {
-    "a": 1,
-    "an": 1,
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "eleven": 11,
-    "twelve": 12,
-    "a couple of": 2,
-    "a couple": 2,
-    "couple of": 2,
-}
+_MONTHS = MONTH_NAMES
+_MONTH_NUM = MONTH_NUMBERS
+_WEEKDAYS = WEEKDAYS
+_NUMBERS = {**NUMBER_WORDS, "a couple of": 2, "a couple": 2, "couple of": 2}
 _NUM = r"(?P<n>\d{1,4}|a couple of|a couple|couple of|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
 _UNIT = r"(?P<unit>day|weekend|week|month|year)s?"
 _WD = r"(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)"

@@ -21,6 +21,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final, NamedTuple
 
+from core.calendar_words import MONTH_NAMES, WEEKDAYS
 from core.emotion import INTENSIFIERS, NEGATORS, Effect, effect
 from core.emotion import LEXICON as EMOTION_LEXICON
 
@@ -472,7 +473,6 @@ INJECTION_TRIGGERS: Final[tuple[str, ...]] = (
 
 # --- temporal words ------------------------------------------------------------------------
 
-_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 # "may" and "march" are also verbs and abbreviations are too short to trust alone: these only
 # appear in the table followed by a day number ("May 5", "mar 3rd").
 AMBIGUOUS_MONTHS: Final[tuple[str, ...]] = (
@@ -491,18 +491,8 @@ AMBIGUOUS_MONTHS: Final[tuple[str, ...]] = (
     "nov",
     "dec",
 )
-_MONTHS = (
-    "january",
-    "february",
-    "april",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-)
+_WEEKDAYS = WEEKDAYS
+_MONTHS = tuple(m.lower() for m in MONTH_NAMES if m.lower() not in AMBIGUOUS_MONTHS)
 _NUMBER_WORDS = (
     "a",
     "an",
