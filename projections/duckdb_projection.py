@@ -82,20 +82,7 @@ _TUPLE_FIELDS = {"entities", "source_turn_ids"}
 
 
 def _envelope_row(env: Envelope[Any], record: LogRecord) -> dict[str, Any]:
-    return {
-        "event_id": env.event_id,
-        "type": env.type,
-        "schema_version": env.schema_version,
-        "occurred_at": env.occurred_at,
-        "recorded_at": env.recorded_at,
-        "namespace": env.namespace,
-        "session_id": env.session_id,
-        "causation_id": env.causation_id,
-        "correlation_id": env.correlation_id,
-        "producer": env.producer,
-        "log_partition": record.partition,
-        "log_offset": record.offset,
-    }
+    return {**env.header(), "log_partition": record.partition, "log_offset": record.offset}
 
 
 def _payload_json(env: Envelope[Any]) -> str:

@@ -82,6 +82,21 @@ class Envelope(Generic[P]):
         """Kafka record key: the namespace, so one tenant's events share a partition."""
         return self.namespace.encode()
 
+    def header(self) -> dict[str, Any]:
+        """Every field but the payload, as the wire format names them."""
+        return {
+            "event_id": self.event_id,
+            "type": self.type,
+            "schema_version": self.schema_version,
+            "occurred_at": self.occurred_at,
+            "recorded_at": self.recorded_at,
+            "namespace": self.namespace,
+            "session_id": self.session_id,
+            "causation_id": self.causation_id,
+            "correlation_id": self.correlation_id,
+            "producer": self.producer,
+        }
+
 
 def make_event(
     payload: P,
@@ -238,21 +253,7 @@ def record_headers(env: Envelope[Any]) -> list[tuple[str, bytes]]:
 
 
 def encode(env: Envelope[Any]) -> bytes:
-    return orjson.dumps(
-        {
-            "event_id": env.event_id,
-            "type": env.type,
-            "schema_version": env.schema_version,
-            "occurred_at": env.occurred_at,
-            "recorded_at": env.recorded_at,
-            "namespace": env.namespace,
-            "session_id": env.session_id,
-            "causation_id": env.causation_id,
-            "correlation_id": env.correlation_id,
-            "producer": env.producer,
-            "payload": env.payload,
-        }
-    )
+    return orjson.dumps({**env.header(), "payload": env.payload})
 
 
 def _opt_id(obj: dict[str, Any], key: str) -> str | None:
