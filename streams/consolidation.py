@@ -12,7 +12,7 @@ from core.hashing import content_hash
 from core.lifecycle import Action, LifecycleConfig, MemoryView, Usage, plan_cycle, retention
 from infra.settings import Settings
 from schemas._fields import utc_now
-from schemas.envelope import Envelope, make_event
+from schemas.envelope import make_event
 from schemas.events import (
     ConsolidationReported,
     MemoryArchived,
@@ -24,7 +24,7 @@ from schemas.events import (
     TierChanged,
 )
 from schemas.ids import derived_id
-from streams.emit import emit
+from streams.emit import caused_by, emit
 from streams.partition_state import PartitionState
 from streams.sinks import Sink
 
@@ -192,19 +192,12 @@ async def _apply(
         event_id=derived_id(at, "cycle", ns, *sorted(views)),
         limits=settings.limits,
     )
-    envs: list[Envelope[Any]] = [head]
-    for i, action in enumerate(report.actions):
-        for j, payload in enumerate(_events(action, views, head.event_id, ns, at)):
-            envs.append(
-                make_event(
-                    payload,
-                    namespace=ns,
-                    occurred_at=at,
-                    causation_id=head.event_id,
-                    producer="dream-cycle",
-                    recorded_at=utc_now(),
-                    limits=settings.limits,
-                    event_id=derived_id(at, "cycle-action", head.event_id, str(i), str(j)),
-                )
-            )
-    await emit(state, envs, sink, memory_topic)
+    actions = (
+        (payload, (str(i), str(j)))
+        for i, action in enumerate(report.actions)
+        for j, payload in enumerate(_events(action, views, head.event_id, ns, at))
+    )
+    envs = caused_by(
+        head, actions, producer="dream-cycle", kind="cycle-action", limits=settings.limits
+    )
+    await emit(state, [head, *envs], sink, memory_topic)

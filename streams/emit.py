@@ -4,15 +4,44 @@ partition's memory log, and wait until the broker has all of them."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Iterable, Sequence
 from typing import Any
 
-from schemas.envelope import Envelope, encode, record_headers
+from schemas._fields import utc_now
+from schemas.envelope import Envelope, Limits, encode, make_event, record_headers
+from schemas.ids import derived_id
 from streams.partition_state import PartitionState
 from streams.sinks import Sink
 
 #: sends in flight, each completing when the broker has its event
 Sent = list[Awaitable[Any]]
+
+
+def caused_by(
+    cause: Envelope[Any],
+    payloads: Iterable[tuple[Any, Sequence[str]]],
+    *,
+    producer: str,
+    kind: str,
+    limits: Limits,
+) -> list[Envelope[Any]]:
+    """Events caused by ``cause``, at its event time and in its session and correlation; each
+    id derives from the cause, ``kind`` and the payload's tags, so a re-run repeats them."""
+    return [
+        make_event(
+            payload,
+            namespace=cause.namespace,
+            session_id=cause.session_id,
+            occurred_at=cause.occurred_at,
+            causation_id=cause.event_id,
+            correlation_id=cause.correlation_id,
+            producer=producer,
+            recorded_at=utc_now(),
+            event_id=derived_id(cause.occurred_at, kind, cause.event_id, *tags),
+            limits=limits,
+        )
+        for payload, tags in payloads
+    ]
 
 
 async def send_all(

@@ -18,7 +18,7 @@ from schemas._fields import utc_now
 from schemas.envelope import make_event
 from schemas.events import ConsolidationReported, MemoryArchived, MemoryCreated, MemorySuperseded
 from schemas.ids import derived_id
-from streams.emit import emit
+from streams.emit import caused_by, emit
 from streams.partition_state import PartitionState
 from streams.sinks import Sink
 
@@ -158,19 +158,12 @@ async def _apply(
         event_id=derived_id(at, "evolution", ns, *(m for c in candidates for m in c.memory_ids)),
         limits=settings.limits,
     )
-    envs = [head]
-    for i, c in enumerate(candidates):
-        for payload, tag in _payloads(c, state, ns, at, head.event_id):
-            envs.append(
-                make_event(
-                    payload,
-                    namespace=ns,
-                    occurred_at=at,
-                    causation_id=head.event_id,
-                    producer="evolution",
-                    recorded_at=utc_now(),
-                    limits=settings.limits,
-                    event_id=derived_id(at, "evolution-action", head.event_id, str(i), tag),
-                )
-            )
-    await emit(state, envs, sink, memory_topic)
+    actions = (
+        (payload, (str(i), tag))
+        for i, c in enumerate(candidates)
+        for payload, tag in _payloads(c, state, ns, at, head.event_id)
+    )
+    envs = caused_by(
+        head, actions, producer="evolution", kind="evolution-action", limits=settings.limits
+    )
+    await emit(state, [head, *envs], sink, memory_topic)

@@ -34,7 +34,7 @@ from schemas.events import (
     TierChanged,
 )
 from schemas.ids import derived_id
-from streams.emit import Sent, emit, send_all
+from streams.emit import Sent, caused_by, emit, send_all
 from streams.partition_state import PartitionState, PartitionStates
 from streams.sinks import Sink
 
@@ -71,21 +71,13 @@ class Learning:
 
         Returns the sends in flight: the agent holds the input's acknowledgement until they
         complete, without waiting for them before it reads the next input."""
-        envs = [
-            make_event(
-                payload,
-                namespace=cause.namespace,
-                session_id=cause.session_id,
-                occurred_at=cause.occurred_at,
-                causation_id=cause.event_id,
-                correlation_id=cause.correlation_id,
-                producer=agent,
-                recorded_at=utc_now(),
-                event_id=derived_id(cause.occurred_at, agent, cause.event_id, tag),
-                limits=self.settings.limits,
-            )
-            for payload, tag in payloads
-        ]
+        envs = caused_by(
+            cause,
+            ((payload, (tag,)) for payload, tag in payloads),
+            producer=agent,
+            kind=agent,
+            limits=self.settings.limits,
+        )
         pending = await send_all(state, envs, self.sink, self.memory_topic)
         state.processed.add(cause.event_id)
         return pending
