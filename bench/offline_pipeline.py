@@ -12,14 +12,13 @@ from typing import Any
 
 from core.buffer_policy import BufferConfig, trigger_on_append
 from core.embedding import HashingEmbedder
-from core.facts import TurnView
 from core.gate import GateConfig
 from core.namespace_memory import NamespaceMemory
 from core.signals import scan
-from core.write_plan import BufferedTurn, Flush, plan_flush
+from core.write_plan import BufferedTurn, plan_flush
 from schemas.envelope import Envelope
 from schemas.ids import derived_id
-from streams.extraction import Extractor, RuleExtractor
+from streams.extraction import Extractor, RuleExtractor, extract_buffer, flush_of
 
 
 @dataclass
@@ -62,22 +61,8 @@ async def _run(
 
     async def flush(key: tuple[str, str], trigger: str) -> None:
         batch = buffers.pop(key)
-        live = [t for t in batch if not t.skipped]
-        result = None
-        if live:
-            result = await extractor.extract(
-                [
-                    TurnView(
-                        turn_id=t.turn_id,
-                        role=t.role,
-                        speaker=t.speaker,
-                        text=t.text,
-                        occurred_at=t.occurred_at,
-                        session_id=key[1],
-                    )
-                    for t in live
-                ]
-            )
+        result = await extract_buffer(extractor, batch, key[1])
+        if result is not None:
             out.extractor_calls += 1
             out.llm_calls += result.llm_calls
         ns = key[0]
@@ -85,18 +70,13 @@ async def _run(
         out.events.extend(
             plan_flush(
                 memory,
-                Flush(
+                flush_of(
+                    result,
                     namespace=ns,
                     session_id=key[1],
                     trigger=trigger,
-                    turns=tuple(batch),
-                    facts=tuple(result.facts) if result else (),
-                    extraction=result.extraction if result else None,
-                    fact_extractions=tuple(result.extraction_for(f) for f in result.facts)
-                    if result
-                    else (),
-                    llm_calls=result.llm_calls if result else 0,
-                    cost_usd=result.cost_usd if result else 0.0,
+                    turns=batch,
+                    producer="write-path",
                 ),
                 gate,
             )

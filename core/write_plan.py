@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from core.facts import Fact
+from core.facts import Fact, TurnView
 from core.gate import GateConfig, decide, reinforced_stability
 from core.hashing import content_hash
 from core.merge import covers, merge_texts
@@ -55,6 +55,17 @@ class BufferedTurn:
     @property
     def skipped(self) -> bool:
         return self.signal.level == "SKIP"
+
+    def view(self, session_id: str | None) -> TurnView:
+        """What an extractor reads of this turn."""
+        return TurnView(
+            turn_id=self.turn_id,
+            role=self.role,
+            speaker=self.speaker,
+            text=self.text,
+            occurred_at=self.occurred_at,
+            session_id=session_id,
+        )
 
 
 @dataclass(frozen=True, slots=True)

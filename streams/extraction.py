@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
 from core.facts import Fact, TurnView
 from core.rule_extractor import RULES_VERSION, extract_rules
+from core.write_plan import BufferedTurn, Flush
 from schemas.events import Extraction
 
 if TYPE_CHECKING:
@@ -103,6 +104,38 @@ class RuleExtractor:
 
     async def extract(self, turns: Sequence[TurnView]) -> ExtractionResult:
         return rules_result(turns)
+
+
+async def extract_buffer(
+    extractor: Extractor, turns: Sequence[BufferedTurn], session_id: str | None
+) -> ExtractionResult | None:
+    """Extract a session buffer's turns (None when every turn was skipped by the scanner)."""
+    live = [t.view(session_id) for t in turns if not t.skipped]
+    return await extractor.extract(live) if live else None
+
+
+def flush_of(
+    result: ExtractionResult | None,
+    *,
+    namespace: str,
+    session_id: str | None,
+    trigger: str,
+    turns: Sequence[BufferedTurn],
+    producer: str,
+) -> Flush:
+    """What the write plan needs of an extracted buffer."""
+    return Flush(
+        namespace=namespace,
+        session_id=session_id,
+        trigger=trigger,
+        turns=tuple(turns),
+        facts=tuple(result.facts) if result else (),
+        extraction=result.extraction if result else None,
+        fact_extractions=tuple(result.extraction_for(f) for f in result.facts) if result else (),
+        llm_calls=result.llm_calls if result else 0,
+        cost_usd=result.cost_usd if result else 0.0,
+        producer=producer,
+    )
 
 
 def make_extractor(kind: Literal["rules", "llm"], settings: LLMSettings | None = None) -> Extractor:

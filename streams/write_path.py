@@ -19,16 +19,15 @@ from typing import TYPE_CHECKING, Any
 import faust
 
 from core.buffer_policy import BufferConfig, due, trigger_on_append
-from core.facts import TurnView
 from core.gate import GateConfig
 from core.signals import scan
-from core.write_plan import BufferedTurn, Flush, plan_flush
+from core.write_plan import BufferedTurn, plan_flush
 from infra.settings import Settings
 from schemas._fields import utc_now
 from schemas.envelope import Envelope, encode, record_headers
 from schemas.errors import EventValidationError
 from schemas.events import ConversationTurn
-from streams.extraction import Extractor
+from streams.extraction import Extractor, extract_buffer, flush_of
 from streams.intake import dead_letter_record
 from streams.partition_state import PartitionState, PartitionStates, SessionBuffer
 from streams.sinks import Sink
@@ -187,30 +186,17 @@ class WritePath:
         # Extraction does not depend on memory state: run it for all jobs at once (the LLM
         # extractor bounds its own concurrency); planning then runs in order, per partition.
         results = await asyncio.gather(
-            *(
-                self.extractor.extract(
-                    [_view(t, job.key[1]) for t in job.buffer.turns if not t.skipped]
-                )
-                if any(not t.skipped for t in job.buffer.turns)
-                else _nothing()
-                for job in jobs
-            )
+            *(extract_buffer(self.extractor, job.buffer.turns, job.key[1]) for job in jobs)
         )
         pending: list[Awaitable[Any]] = []
         for job, result in zip(jobs, results, strict=True):
             ns, session = job.key
-            flush = Flush(
+            flush = flush_of(
+                result,
                 namespace=ns,
                 session_id=session,
                 trigger=job.trigger,
-                turns=tuple(job.buffer.turns),
-                facts=tuple(result.facts) if result else (),
-                extraction=result.extraction if result else None,
-                fact_extractions=tuple(result.extraction_for(f) for f in result.facts)
-                if result
-                else (),
-                llm_calls=result.llm_calls if result else 0,
-                cost_usd=result.cost_usd if result else 0.0,
+                turns=job.buffer.turns,
                 producer=AGENT,
             )
             async with job.state.lock:
@@ -267,21 +253,6 @@ class WritePath:
         self.stats.dead_lettered += 1
         key, value, headers = dead_letter_record(message, error, AGENT)
         return await self.sink.send(self.dlq_topic, key, value, headers=headers)
-
-
-async def _nothing() -> None:
-    return None
-
-
-def _view(t: BufferedTurn, session_id: str | None) -> TurnView:
-    return TurnView(
-        turn_id=t.turn_id,
-        role=t.role,
-        speaker=t.speaker,
-        text=t.text,
-        occurred_at=t.occurred_at,
-        session_id=session_id,
-    )
 
 
 def _decode_turn(raw: Any, settings: Settings) -> Envelope[ConversationTurn]:
