@@ -35,7 +35,7 @@ from enum import StrEnum
 from functools import reduce
 from itertools import chain, compress, repeat
 from operator import is_, itemgetter, or_
-from typing import Any, Final, Literal, NamedTuple, TypeVar, cast
+from typing import Any, Final, Literal, NamedTuple, TypeVar, cast, get_args
 
 from core import signal_patterns as sp
 from core.emotion import NEUTRAL, Effect, Emotion, score_emotion
@@ -76,18 +76,7 @@ FilterFlag = Literal[
     "markdown_heavy",
     "emoji_heavy",
 ]
-FILTER_FLAGS: Final[tuple[FilterFlag, ...]] = (
-    "empty",
-    "too_short",
-    "too_long",
-    "trivial",
-    "system",
-    "markup",
-    "injection",
-    "code_heavy",
-    "markdown_heavy",
-    "emoji_heavy",
-)
+FILTER_FLAGS: Final[tuple[FilterFlag, ...]] = get_args(FilterFlag)
 
 
 # Density and Importance are NamedTuples (immutable like frozen dataclasses) because one of each
