@@ -477,31 +477,45 @@ def cmd_recall(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_consolidate(args: argparse.Namespace) -> int:
+def _worker_admin(
+    args: argparse.Namespace, command: str, payload: dict[str, Any], why: str = ""
+) -> dict[str, Any] | int:
+    """POST an admin call to the running worker's /v1/<command>: its JSON body, or an exit
+    code after printing what went wrong."""
     import httpx
-    import orjson
 
     from streams.status import running_worker
 
     settings = _settings(args)
     worker = running_worker(settings.data_dir)
     if worker is None:
-        print(
-            "memstream consolidate: no running worker (the cycle runs where the memory state lives)",
-            file=sys.stderr,
-        )
+        print(f"memstream {command}: no running worker{why}", file=sys.stderr)
         return 2
     key = settings.api_keys.split(",")[0].split("=")[0] if settings.api_keys else None
     response = httpx.post(
-        f"{worker['api_url']}/v1/consolidate",
+        f"{worker['api_url']}/v1/{command}",
         timeout=600,
         headers={"Authorization": f"Bearer {key}"} if key else {},
-        json={"apply": args.apply, "namespaces": args.namespace or [], "at": args.at},
+        json=payload,
     )
-    body = response.json()
+    body: dict[str, Any] = response.json()
     if response.status_code != 200:
-        print(f"memstream consolidate: {body.get('error', {}).get('message')}", file=sys.stderr)
+        print(f"memstream {command}: {body.get('error', {}).get('message')}", file=sys.stderr)
         return 1
+    return body
+
+
+def cmd_consolidate(args: argparse.Namespace) -> int:
+    import orjson
+
+    body = _worker_admin(
+        args,
+        "consolidate",
+        {"apply": args.apply, "namespaces": args.namespace or [], "at": args.at},
+        " (the cycle runs where the memory state lives)",
+    )
+    if isinstance(body, int):
+        return body
     if args.json:
         print(orjson.dumps(body, option=orjson.OPT_INDENT_2).decode())
         return 0
@@ -615,27 +629,11 @@ def cmd_workflow(args: argparse.Namespace) -> int:
 
 
 def cmd_evolve(args: argparse.Namespace) -> int:
-    import httpx
     import orjson
 
-    from streams.status import running_worker
-
-    settings = _settings(args)
-    worker = running_worker(settings.data_dir)
-    if worker is None:
-        print("memstream evolve: no running worker", file=sys.stderr)
-        return 2
-    key = settings.api_keys.split(",")[0].split("=")[0] if settings.api_keys else None
-    response = httpx.post(
-        f"{worker['api_url']}/v1/evolve",
-        timeout=600,
-        headers={"Authorization": f"Bearer {key}"} if key else {},
-        json={"apply": args.apply, "namespaces": args.namespace or []},
-    )
-    body = response.json()
-    if response.status_code != 200:
-        print(f"memstream evolve: {body.get('error', {}).get('message')}", file=sys.stderr)
-        return 1
+    body = _worker_admin(args, "evolve", {"apply": args.apply, "namespaces": args.namespace or []})
+    if isinstance(body, int):
+        return body
     if args.json:
         print(orjson.dumps(body, option=orjson.OPT_INDENT_2).decode())
         return 0
