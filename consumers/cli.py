@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from infra.settings import ConfigError, Settings, load
+from schemas.errors import EventValidationError
 
 
 def _settings(args: argparse.Namespace) -> Settings:
@@ -175,11 +176,18 @@ def cmd_tail(args: argparse.Namespace) -> int:
     topic = BY_ROLE[args.role].name(settings.topic_prefix)
 
     async def run() -> int:
+        import heapq
+
         n = 0
+        # like tail(1): the newest records by broker timestamp, across partitions
+        newest: list[tuple[int, int, int, Any]] = []
         async for record in read_topic(settings.bootstrap(), topic):
             n += 1
-            if n > args.limit:
-                continue
+            heapq.heappush(newest, (record.timestamp, record.partition, record.offset, record))
+            if len(newest) > max(0, args.limit):
+                heapq.heappop(newest)
+        latest = [item[3] for item in sorted(newest, key=lambda item: item[:3])]
+        for record in latest:
             try:
                 env = decode(record.value, limits=settings.limits)
                 print(
@@ -187,7 +195,8 @@ def cmd_tail(args: argparse.Namespace) -> int:
                 )
             except EventValidationError as e:
                 print(f"{record.partition}@{record.offset} INVALID {e}")
-        print(f"{n} record(s) on {topic}")
+        shown = f", the latest {len(latest)} shown" if len(latest) < n else ""
+        print(f"{n} record(s) on {topic}{shown}")
         return 0
 
     return asyncio.run(run())
@@ -396,8 +405,11 @@ def _recaller(settings: Settings) -> Any:
             )
             body = response.json()
             if response.status_code != 200:
-                raise SystemExit(
-                    f"memstream recall: {body.get('error', {}).get('message', response.text)}"
+                error = body.get("error", {})
+                raise EventValidationError(
+                    str(error.get("code", response.status_code)),
+                    str(error.get("message", response.text)),
+                    str(error.get("path") or ""),
                 )
             return body
 
@@ -410,10 +422,74 @@ def _recaller(settings: Settings) -> Any:
     service = RecallService(retrieval_store(settings), HashingEmbedder(), BM25Encoder())
 
     def local(namespace: str, query: str, k: int, as_of: str | None, query_id: str | None) -> Any:
+        from schemas.envelope import make_event
+        from schemas.events import RecallRequested
+
         when = _parse_time(as_of) if as_of else None
+        # the same checks as a request to the worker's API (k, ids, text limits)
+        make_event(
+            RecallRequested(query_id=query_id or "unset", query=query, k=k, as_of=when),
+            namespace=namespace,
+            limits=settings.limits,
+        )
         return service.recall_sync(namespace, query, k=k, as_of=when, query_id=query_id).as_dict()
 
     return local
+
+
+def _recall_batch(args: argparse.Namespace, recall: Any) -> int:
+    """One answer line per query line; a bad line gives an error object naming the line,
+    the field and the rule, and the batch goes on (exit 1 when any line failed)."""
+    import orjson
+
+    failed = 0
+    with open(args.batch, "rb") as fh:
+        for number, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            q: Any = None
+            try:
+                q = orjson.loads(line)
+                if not isinstance(q, dict):
+                    raise EventValidationError("wrong_type", "expected a JSON object", "")
+                for name in ("namespace", "query"):
+                    if not isinstance(q.get(name), str):
+                        raise EventValidationError("missing_field", "a string is required", name)
+                result = recall(
+                    q["namespace"],
+                    q["query"],
+                    int(args.k if q.get("k") is None else q["k"]),
+                    q.get("as_of"),
+                    q.get("id"),
+                )
+            except (orjson.JSONDecodeError, EventValidationError, TypeError, ValueError) as e:
+                failed += 1
+                error = {
+                    "line": number,
+                    "code": getattr(e, "code", type(e).__name__),
+                    "field": getattr(e, "path", "") or None,
+                    "message": getattr(e, "message", str(e)),
+                }
+                ident = q.get("id") if isinstance(q, dict) else None
+                sys.stdout.write(orjson.dumps({"id": ident, "error": error}).decode() + "\n")
+                where = f" field {error['field']}" if error["field"] else ""
+                print(f"line {number}{where}: {error['message']}", file=sys.stderr)
+                continue
+            out = {
+                "id": q.get("id"),
+                "query_id": result["query_id"],
+                "namespace": q["namespace"],
+                "query": q["query"],
+                "confidence": result["confidence"],
+                "results": [
+                    {k: r[k] for k in ("memory_id", "text", "score", "explain", "source_turn_ids")}
+                    for r in result["results"]
+                ],
+            }
+            sys.stdout.write(orjson.dumps(out).decode() + "\n")
+    if failed:
+        print(f"memstream recall: {failed} line(s) failed", file=sys.stderr)
+    return 1 if failed else 0
 
 
 def cmd_recall(args: argparse.Namespace) -> int:
@@ -422,44 +498,17 @@ def cmd_recall(args: argparse.Namespace) -> int:
     settings = _settings(args)
     recall = _recaller(settings)
     if args.batch:
-        with open(args.batch, "rb") as fh:
-            for number, line in enumerate(fh, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    q = orjson.loads(line)
-                    result = recall(
-                        q["namespace"],
-                        q["query"],
-                        int(q.get("k") or args.k),
-                        q.get("as_of"),
-                        q.get("id"),
-                    )
-                except (orjson.JSONDecodeError, KeyError, TypeError, ValueError) as e:
-                    print(f"line {number}: {type(e).__name__}: {e}", file=sys.stderr)
-                    continue
-                out = {
-                    "id": q.get("id"),
-                    "query_id": result["query_id"],
-                    "namespace": q["namespace"],
-                    "query": q["query"],
-                    "confidence": result["confidence"],
-                    "results": [
-                        {
-                            k: r[k]
-                            for k in ("memory_id", "text", "score", "explain", "source_turn_ids")
-                        }
-                        for r in result["results"]
-                    ],
-                }
-                sys.stdout.write(orjson.dumps(out).decode() + "\n")
-        return 0
+        return _recall_batch(args, recall)
     if not args.query or not args.namespace:
         print(
             "memstream recall: give a question and --namespace (or --batch FILE)", file=sys.stderr
         )
         return 2
-    result = recall(args.namespace, args.query, args.k, args.as_of, None)
+    try:
+        result = recall(args.namespace, args.query, args.k, args.as_of, None)
+    except EventValidationError as e:
+        print(f"memstream recall: {e}", file=sys.stderr)
+        return 2
     if args.json:
         print(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode())
         return 0
@@ -565,6 +614,8 @@ def cmd_evidence(args: argparse.Namespace) -> int:
         print(f"memstream evidence: no observations of workflow {args.workflow!r}", file=sys.stderr)
         return 1
     for ns, status, failures, corrected, missed, rate in health:
+        if status == "insufficient":
+            status = "too few observations to judge (3 in 7 days needed)"
         print(
             f"{args.workflow} in {ns}: {status} (7 days: success rate {rate}, {failures} failed, "
             f"{corrected} corrected, {missed} missed)"
@@ -730,7 +781,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(fn=cmd_consolidate)
 
-    p = sub.add_parser("health", help="7- and 30-day health per workflow, degraded or healthy")
+    p = sub.add_parser(
+        "health",
+        help="7- and 30-day health per workflow: healthy, degraded, or insufficient (< 3 in 7 days)",
+    )
     p.add_argument("--namespace")
     p.add_argument("--strict", action="store_true", help="exit 1 when a workflow is degraded")
     p.set_defaults(fn=cmd_health)

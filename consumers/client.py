@@ -177,7 +177,7 @@ class Memory:
         limit: int | None = None,
     ) -> dict[str, Any]:
         body = _Requests.recall(
-            query, _scope(user_id, agent_id, namespace), limit or top_k, filters
+            query, _scope(user_id, agent_id, namespace), top_k if limit is None else limit, filters
         )
         return dict(_checked(self._http.post("/v1/memories/search", json=body)))
 

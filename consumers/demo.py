@@ -282,11 +282,13 @@ def main() -> int:
             step("workflow health")
             for row in analytics(
                 settings,
-                "SELECT workflow, success_7d, failure_7d, corrected_7d, status "
-                "FROM workflow_health",
+                "SELECT namespace, workflow, success_7d, failure_7d, corrected_7d, status "
+                "FROM workflow_health ORDER BY namespace, workflow",
             ):
+                # one row per (namespace, workflow): name both, or the rows look doubled
                 print(
-                    f"  {row[0]:14} success {row[1]}  failure {row[2]}  corrected {row[3]}  -> {row[4]}"
+                    f"  {row[0]:10} {row[1]:14} success {row[2]}  failure {row[3]}  "
+                    f"corrected {row[4]}  -> {row[5]}"
                 )
             step("Q-values now")
             for row in analytics(

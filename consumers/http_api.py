@@ -220,15 +220,17 @@ class ApiService(Service):
         learning = self.handles.get("learning")
         if states is None or learning is None:
             return error(503, "no_agents", "this worker runs no agents")
+        applying = bool(body.get("apply"))
         try:
             reports = await self._cycle(body, states, learning, namespaces, at)
         except Exception as e:
-            for ns in namespaces or ["*"]:
+            # a dry run writes nothing, not even its own workflow observation
+            for ns in (namespaces or ["*"]) if applying else []:
                 await self.memory.observe(
                     ns if ns != "*" else "system", "consolidation", "failure", str(e)[:500]
                 )
             raise
-        for r in reports:
+        for r in reports if applying else []:
             await self.memory.observe(
                 r["namespace"],
                 "consolidation",

@@ -66,6 +66,13 @@ def _checked_namespace(ns: str) -> str:
     return ns
 
 
+def _first_present(body: dict[str, Any], *names: str, default: Any) -> Any:
+    for name in names:
+        if body.get(name) is not None:
+            return body[name]
+    return default
+
+
 def _limit(value: str | None, default: int, most: int) -> int:
     if value is None:
         return default
@@ -301,7 +308,8 @@ class MemoryRoutes:
                 RecallRequested(
                     query_id=query_id or "unset",
                     query=query,
-                    k=body.get("k") or body.get("top_k") or 10,
+                    # k=0 is an error, not "the default": only a missing k means 10
+                    k=_first_present(body, "k", "top_k", default=10),
                     as_of=_time(body.get("as_of"), "as_of"),
                     include_superseded=bool(body.get("include_superseded")),
                 ),

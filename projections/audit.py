@@ -143,11 +143,18 @@ def audit_memory(db: SQL, memory_id: str, namespace: str | None = None) -> Audit
     return trail
 
 
+def _superseded(p: dict[str, Any]) -> str:
+    # an expiry (a plan's date passed, a validity ended) has no successor: say which it was
+    by = p.get("superseded_by")
+    what = f"superseded by {by}" if by else "expired (no successor)"
+    return f"{what} from {p.get('valid_until')} ({p.get('reason')})"
+
+
 def _summary(kind: str, p: dict[str, Any]) -> str:
     return {
         "MemoryUpdated": f'text -> "{p.get("text")}"',
         "MemoryReinforced": f"stability {p.get('stability_before')} -> {p.get('stability_after')} ({p.get('reason')})",
-        "MemorySuperseded": f"superseded by {p.get('superseded_by')} from {p.get('valid_until')} ({p.get('reason')})",
+        "MemorySuperseded": _superseded(p),
         "DuplicateSkipped": f'a repeat was skipped: "{p.get("text")}"',
         "SynapticTagged": f"tagged until {p.get('expires_at')}",
         "TagCaptured": f"captured by {p.get('captured_by')}: stability -> {p.get('stability_after')}",

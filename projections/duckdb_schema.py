@@ -119,8 +119,8 @@ VIEWS: dict[str, str] = {
                count(*) FILTER (WHERE in30 AND outcome = 'missed') AS missed_30d,
                round(count(*) FILTER (WHERE in7 AND outcome = 'success')
                      / greatest(count(*) FILTER (WHERE in7), 1), 4) AS success_rate_7d,
-               CASE WHEN count(*) FILTER (WHERE in7) >= 3
-                         AND count(*) FILTER (WHERE in7 AND outcome <> 'success')
+               CASE WHEN count(*) FILTER (WHERE in7) < 3 THEN 'insufficient'
+                    WHEN count(*) FILTER (WHERE in7 AND outcome <> 'success')
                              > 0.3 * count(*) FILTER (WHERE in7)
                     THEN 'degraded' ELSE 'healthy' END AS status
         FROM w GROUP BY namespace, workflow ORDER BY namespace, workflow""",

@@ -33,6 +33,9 @@ _ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@/+=-]{0,199}")
 # C0 controls other than tab, newline and carriage return break terminals and
 # downstream tools; they are rejected rather than silently stripped.
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# Bidirectional embeddings, overrides and isolates make stored text display reversed
+# ("lives in \u202eotroP"); plain marks (U+200E/U+200F) stay, right-to-left text needs them.
+_BIDI_RE = re.compile("[\u202a-\u202e\u2066-\u2069]")
 
 _ENVELOPE_KEYS = frozenset(
     {
@@ -389,5 +392,12 @@ def _check_text(payload: Any, text_fields: tuple[str, ...], limits: Limits) -> N
             raise EventValidationError(
                 "control_characters",
                 f"control character U+{ord(bad.group()):04X} at {bad.start()}",
+                f"payload.{name}",
+            )
+        bidi = _BIDI_RE.search(value)
+        if bidi is not None:
+            raise EventValidationError(
+                "control_characters",
+                f"bidirectional control character U+{ord(bidi.group()):04X} at {bidi.start()}",
                 f"payload.{name}",
             )

@@ -125,7 +125,8 @@ def test_workflow_health_and_evidence(proj: DuckDBProjection) -> None:
     _c, rows = proj.user_query(
         "SELECT workflow, status, failure_7d, success_rate_7d FROM workflow_health"
     )
-    assert rows == [("ingest", "healthy", 0, 1.0), ("recall", "degraded", 2, 0.4)]
+    # one observation is too few to call a workflow healthy (or degraded)
+    assert rows == [("ingest", "insufficient", 0, 1.0), ("recall", "degraded", 2, 0.4)]
     _c, evidence = proj.user_query("SELECT workflow, outcome FROM workflow_evidence")
     assert sorted(evidence) == [
         ("recall", "corrected"),

@@ -1,0 +1,138 @@
+"""Rough edges found when the project was tried as a new user would, each pinned by a test
+against the session worker and the real broker: a zero k, reversed-display text, a bad line
+in a recall batch, `tail` showing the newest records, a dry-run consolidation that writes
+nothing, and workflow health that does not call one observation "healthy"."""
+
+from __future__ import annotations
+
+import random
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import orjson
+import pytest
+
+from consumers.client import Memory, MemstreamError
+from infra.settings import Settings
+from tests.harness import WorkerProcess, memstream
+
+pytestmark = pytest.mark.integration
+
+T0 = datetime(2024, 6, 1, 9, tzinfo=UTC)
+
+
+@pytest.fixture(scope="module")
+def ns(settings: Settings, worker: WorkerProcess) -> str:
+    name = f"edges-{random.randrange(10**8)}"
+    with Memory(settings=settings) as mem:
+        mem.add(
+            [{"role": "user", "content": "I live in Porto.", "speaker": "Ana"}],
+            user_id=name,
+            run_id="s1",
+            occurred_at=T0,
+        )
+        deadline = time.monotonic() + 45
+        while not mem.get_all(user_id=name)["results"] and time.monotonic() < deadline:
+            time.sleep(0.5)
+    return name
+
+
+def test_k_zero_is_an_error_not_ten(settings: Settings, ns: str) -> None:
+    with Memory(settings=settings) as mem:
+        for call in (
+            lambda: mem.recall("where does Ana live?", namespace=ns, k=0),
+            lambda: mem.search("where does Ana live?", user_id=ns, limit=0),
+        ):
+            with pytest.raises(MemstreamError) as info:
+                call()
+            assert info.value.status == 400 and info.value.path == "payload.k"
+
+
+def test_bidirectional_overrides_are_rejected_at_the_edge(settings: Settings, ns: str) -> None:
+    with Memory(settings=settings) as mem, pytest.raises(MemstreamError) as info:
+        mem.add([{"role": "user", "content": "I live in \u202eotroP"}], user_id=ns)
+    assert info.value.status == 400 and info.value.path == "payload.text"
+    assert "U+202E" in info.value.message
+
+
+def test_a_bad_batch_line_is_reported_and_the_batch_goes_on(
+    settings: Settings, ns: str, tmp_path: Path
+) -> None:
+    batch = tmp_path / "q.jsonl"
+    lines = [
+        {"id": "ok-1", "namespace": ns, "query": "where does Ana live?"},
+        {"id": "bad#id", "namespace": ns, "query": "where does Ana live?"},
+        {"id": "no-query", "namespace": ns},
+        {"id": "ok-2", "namespace": ns, "query": "Porto", "k": 1},
+    ]
+    batch.write_text("\n".join(orjson.dumps(q).decode() for q in lines) + "\nnot json\n")
+    out = memstream(settings, "recall", "--batch", str(batch))
+    answers = [orjson.loads(line) for line in out.stdout.splitlines()]
+    assert out.returncode == 1
+    assert [a["id"] for a in answers] == ["ok-1", "bad#id", "no-query", "ok-2", None]
+    assert "Porto" in answers[0]["results"][0]["text"] and len(answers[3]["results"]) == 1
+    bad, missing, garbled = answers[1]["error"], answers[2]["error"], answers[4]["error"]
+    assert bad["line"] == 2 and bad["field"] == "payload.query_id" and "match" in bad["message"]
+    assert missing == {
+        "line": 3,
+        "code": "missing_field",
+        "field": "query",
+        "message": "a string is required",
+    }
+    assert garbled["line"] == 5
+    assert "line 2 field payload.query_id" in out.stderr and "3 line(s) failed" in out.stderr
+
+
+def test_tail_shows_the_newest_records(settings: Settings, ns: str) -> None:
+    with Memory(settings=settings) as mem:
+        for i in range(3):
+            mem.observe("tail-check", "success", namespace=ns, detail=f"mark {i}")
+    deadline = time.monotonic() + 20
+    while True:
+        out = memstream(settings, "tail", "workflows", "--limit", "1")
+        if "mark 2" in out.stdout or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    assert out.returncode == 0, out.stderr
+    shown = [line for line in out.stdout.splitlines() if "@" in line.split(" ")[0]]
+    assert len(shown) == 1 and "mark 2" in shown[0], out.stdout
+    assert "the latest 1 shown" in out.stdout
+
+
+def _consolidation_rows(settings: Settings, ns: str) -> int:
+    out = memstream(
+        settings,
+        "sql",
+        f"SELECT count(*) AS n FROM workflows WHERE namespace = '{ns}' "
+        "AND workflow = 'consolidation'",
+        "--format",
+        "json",
+    )
+    assert out.returncode == 0, out.stderr
+    return int(orjson.loads(out.stdout)["n"])
+
+
+def test_dry_run_consolidation_writes_nothing(settings: Settings, ns: str) -> None:
+    dry = memstream(settings, "consolidate", "--namespace", ns)
+    assert dry.returncode == 0, dry.stderr and "dry run" in dry.stdout
+    applied = memstream(settings, "consolidate", "--namespace", ns, "--apply")
+    assert applied.returncode == 0, applied.stderr
+    deadline = time.monotonic() + 30
+    while _consolidation_rows(settings, ns) < 1 and time.monotonic() < deadline:
+        time.sleep(0.5)
+    # the applied run is observed once; the dry run before it left no trace
+    assert _consolidation_rows(settings, ns) == 1
+
+
+def test_one_failure_is_too_few_to_call_a_workflow_healthy(settings: Settings, ns: str) -> None:
+    with Memory(settings=settings) as mem:
+        mem.observe("deploy-check", "failure", namespace=ns, detail="timed out")
+    deadline = time.monotonic() + 30
+    while True:
+        out = memstream(settings, "evidence", "deploy-check")
+        if out.returncode == 0 or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    assert out.returncode == 0, out.stderr
+    assert "healthy" not in out.stdout and "too few observations" in out.stdout
