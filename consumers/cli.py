@@ -229,12 +229,19 @@ def cmd_sql(args: argparse.Namespace) -> int:
         print(f"memstream sql: {e}", file=sys.stderr)
         return 2
     try:
-        columns, rows = analytics.sql(args.query, limit=args.limit)
+        # one row more than asked for tells whether the limit cut the result
+        columns, rows = analytics.sql(args.query, limit=args.limit + 1)
     except UserSQLError as e:
         print(f"memstream sql: {e}", file=sys.stderr)
         return 2
     finally:
         analytics.close()
+    if len(rows) > args.limit:
+        rows = rows[: args.limit]
+        print(
+            f"memstream sql: the result was cut at {args.limit} rows (--limit N shows more)",
+            file=sys.stderr,
+        )
     if args.format == "table":
         _print_table(columns, rows, sys.stdout)
     else:
@@ -742,7 +749,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("query")
     p.add_argument("--format", choices=["table", "csv", "json", "parquet"], default="table")
     p.add_argument("--out", help="output file (required for parquet; default stdout)")
-    p.add_argument("--limit", type=int, default=10_000)
+    p.add_argument(
+        "--limit",
+        type=int,
+        default=10_000,
+        help="at most this many rows (a notice on stderr says when the limit cut the result)",
+    )
     p.set_defaults(fn=cmd_sql)
 
     p = sub.add_parser(

@@ -377,9 +377,31 @@ class MemoryRoutes:
             )
             if not rows:
                 return error(404, "not_found", "no such memory in this namespace")
+            memory_id = request.match_info["memory_id"]
+            if rows[0]["status"] == "archived" and await self._deleted(ns, memory_id):
+                # as mem0 users expect: a deleted memory is gone for `get`; forgetting by the
+                # lifecycle is not a delete (it can be restored) and stays visible
+                return error(
+                    404,
+                    "deleted",
+                    f"memory {memory_id} was deleted; its history stays at "
+                    f"/v1/memories/{memory_id}/history",
+                )
             return json_response(self._mem0(rows[0]))
 
         return await self._guard(request, run)
+
+    async def _deleted(self, ns: str, memory_id: str) -> bool:
+        """Was the memory's latest archive/restore a user's delete?"""
+        last = await self._query(
+            "SELECT type, payload->>'rule' AS rule FROM memory_log WHERE namespace = ? AND "
+            "memory_id = ? AND type IN ('MemoryArchived', 'MemoryRestored') "
+            "ORDER BY log_partition DESC, log_offset DESC LIMIT 1",
+            [ns, memory_id],
+        )
+        return (
+            bool(last) and last[0]["type"] == "MemoryArchived" and last[0]["rule"] == "user_delete"
+        )
 
     async def get_all(self, request: web.Request) -> web.Response:
         async def run() -> web.Response:

@@ -20,7 +20,13 @@ from infra.settings import Settings
 from infra.topics import ensure_topics
 from projections.service import ProjectionService
 from streams.app import create_app
-from streams.status import record_worker, write_status
+from streams.status import read_status, record_worker, write_status
+
+
+def _say(line: str) -> None:
+    # stdout, unbuffered: a user (or a supervisor) sees where the worker listens and when
+    # it is ready without reading worker.json
+    print(f"memstream worker: {line}", flush=True)
 
 
 def run_worker(
@@ -42,8 +48,15 @@ def run_worker(
     async def _assigned(sender: Any, assigned: set[Any], **_kw: Any) -> None:
         write_status(status_dir, assigned=sorted(f"{tp.topic}:{tp.partition}" for tp in assigned))
 
+    announced = False
+
     async def _complete(sender: Any, **_kw: Any) -> None:
+        nonlocal announced
         write_status(status_dir, rebalance_complete_at=time.time())
+        if not announced:  # the first rebalance: from now on turns are consumed
+            announced = True
+            assigned = (read_status(status_dir) or {}).get("assigned", [])
+            _say(f"ready: {len(assigned)} partitions assigned, API {api_url}")
 
     app.on_partitions_assigned.connect(_assigned)  # type: ignore[arg-type]
     app.on_rebalance_complete.connect(_complete)  # type: ignore[arg-type]
@@ -80,7 +93,12 @@ def run_worker(
     api.handles = app.memstream  # type: ignore[attr-defined]
     app.memstream["recall"] = api.recall_service  # type: ignore[attr-defined]  # for the Kafka responder
     app.add_dependency(api)
-    record_worker(settings, api_url=f"http://{api.host}:{api.port}", datadir=str(status_dir))
+    api_url = f"http://{api.host}:{api.port}"
+    record_worker(settings, api_url=api_url, datadir=str(status_dir))
+    _say(
+        f"API on {api_url} (health {api_url}/health), broker {settings.bootstrap()}, "
+        f"data {settings.data_dir}; joining the consumer group"
+    )
 
     logging.getLogger("aiokafka").setLevel(logging.WARNING)
     worker = Worker(

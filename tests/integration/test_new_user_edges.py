@@ -136,3 +136,19 @@ def test_one_failure_is_too_few_to_call_a_workflow_healthy(settings: Settings, n
         time.sleep(0.5)
     assert out.returncode == 0, out.stderr
     assert "healthy" not in out.stdout and "too few observations" in out.stdout
+
+
+def test_the_worker_says_where_it_listens_and_when_it_is_ready(worker: WorkerProcess) -> None:
+    log = worker.log.read_text()
+    api = orjson.loads((Path(worker.settings.data_dir) / "worker.json").read_bytes())["api_url"]
+    assert f"memstream worker: API on {api}" in log
+    assert "memstream worker: ready:" in log
+
+
+def test_sql_says_when_its_limit_cut_the_result(settings: Settings, ns: str) -> None:
+    out = memstream(settings, "sql", "SELECT * FROM range(5)", "--limit", "3", "--format", "csv")
+    assert out.returncode == 0, out.stderr
+    assert len(out.stdout.splitlines()) == 1 + 3
+    assert "cut at 3 rows" in out.stderr
+    whole = memstream(settings, "sql", "SELECT * FROM range(3)", "--limit", "3")
+    assert "cut at" not in whole.stderr

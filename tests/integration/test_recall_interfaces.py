@@ -170,8 +170,15 @@ def test_feedback_moves_q_and_edits_are_events(settings: Settings, tenants: dict
         mem.update(top, "Sam's favorite food is spicy ramen.", namespace=ns)
         eventually(lambda: mem.get(top, namespace=ns)["text"], lambda t: "spicy" in t)
         mem.delete(top, namespace=ns)
-        gone = eventually(lambda: mem.get(top, namespace=ns)["status"], lambda s: s == "archived")
-        assert gone == "archived"
+
+        def status() -> str:
+            try:
+                return str(mem.get(top, namespace=ns)["status"])
+            except MemstreamError as e:
+                return e.code
+
+        # like mem0: a deleted memory is not found; its history stays
+        assert eventually(status, lambda s: s == "deleted") == "deleted"
         kinds = [e["type"] for e in mem.history(top, namespace=ns)]
         assert kinds[0] == "MemoryCreated" and {
             "QValueUpdated",
