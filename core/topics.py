@@ -208,6 +208,8 @@ class TopicClusters:
         topics = self._topics.setdefault(namespace, [])
         best: tuple[float, int] | None = None
         for i, (_label, tw) in enumerate(topics):
+            if not tw:  # a topic without words (never created here; be safe) matches nothing
+                continue
             shared = len(words & tw)
             score = shared / min(len(words), len(tw))
             if (
@@ -226,9 +228,14 @@ class TopicClusters:
 
     def seed(self, namespace: str, label: str, query: str) -> None:
         """Restore a topic from the projection after a restart."""
+        words = topic_words(query)
+        if not words:
+            # a stopword-only search ("where") is labelled "(none)" and never starts a
+            # topic: seeding an empty one made every later assign divide by zero
+            return
         topics = self._topics.setdefault(namespace, [])
         for existing, tw in topics:
             if existing == label:
-                tw |= topic_words(query)
+                tw |= words
                 return
-        topics.append((label, set(topic_words(query))))
+        topics.append((label, set(words)))
