@@ -156,9 +156,11 @@ class ApiService(Service):
 
     async def health(self, request: web.Request) -> web.Response:
         proj = self.projections
+        problems = proj.problems() if proj else []
         return json_response(
             {
-                "status": "ok",
+                "status": "degraded" if problems else "ok",
+                "problems": problems,
                 "projections": proj.lag() if proj else {},
                 "caught_up": proj.caught_up() if proj else None,
             }

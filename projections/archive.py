@@ -85,6 +85,9 @@ class ParquetArchive(Projection):
             self.flush()
         return ApplyStats(records=len(records), applied=len(records))
 
+    def skip(self, record: LogRecord, reason: str) -> None:
+        self.apply([record])  # the archive keeps bytes as they are: nothing it cannot hold
+
     def flush(self) -> None:
         if not self._buffer:
             return

@@ -273,6 +273,23 @@ class DuckDBProjection(Projection):
             self._advance(records)
         return stats
 
+    def skip(self, record: LogRecord, reason: str) -> None:
+        with self._transaction():
+            self._insert(
+                "projection_rejects",
+                [
+                    {
+                        "topic": record.topic,
+                        "log_partition": record.partition,
+                        "log_offset": record.offset,
+                        "reason": reason,
+                        "original": record.value,
+                    }
+                ],
+                ignore=True,
+            )
+            self._advance([record])
+
     def close(self) -> None:
         self.reader.close()
         self.con.close()

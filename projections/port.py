@@ -51,6 +51,12 @@ class Projection(ABC):
     def apply(self, records: Sequence[LogRecord]) -> ApplyStats:
         """Apply a batch and record its positions (one transaction where possible)."""
 
+    @abstractmethod
+    def skip(self, record: LogRecord, reason: str) -> None:
+        """Step over a record that cannot be applied: keep it where the store keeps rejects
+        (with ``reason`` and its original bytes) and record the position after it, so the
+        projection goes on instead of retrying it forever."""
+
     def close(self) -> None:  # noqa: B027 - optional hook
         pass
 

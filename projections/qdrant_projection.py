@@ -132,6 +132,11 @@ class QdrantProjection(Projection):
             self.store.advance_checkpoint(partition, offset)
         return stats
 
+    def skip(self, record: LogRecord, reason: str) -> None:
+        # the DuckDB projection keeps the reject and the dead-letter topic the bytes
+        if record.topic == self.memory_topic:
+            self.store.advance_checkpoint(record.partition, record.offset)
+
     def digest(self, namespaces: Sequence[str]) -> dict[str, str]:
         """``namespace|memory_id`` -> hash of the stored state and position (``memstream verify``)."""
         out = {}

@@ -52,6 +52,9 @@ class Bounded(Projection):
     def positions(self) -> dict[tuple[str, int], int]:
         return self.inner.positions()
 
+    def skip(self, record: LogRecord, reason: str) -> None:
+        self.inner.skip(record, reason)
+
     def apply(self, records: Sequence[LogRecord]) -> ApplyStats:
         kept = [r for r in records if self._keep(r)]
         if self.on_batch:

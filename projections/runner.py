@@ -10,14 +10,36 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable, Iterable
+import time
+from collections.abc import Awaitable, Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 
 from aiokafka import AIOKafkaConsumer, TopicPartition
 
 from projections.port import ApplyStats, LogRecord, Projection
 
 log = logging.getLogger("memstream.projections")
+
+#: publishes a record that cannot be applied to the dead-letter topic (reason, record)
+DeadLetterSink = Callable[[str, LogRecord], Awaitable[None]]
+#: this many poison records in a row means the store is broken, not the records
+MAX_POISON_IN_A_ROW = 3
+
+
+class StoreFailing(RuntimeError):
+    """Records keep failing one by one: the store, not a record, is at fault. The runner's
+    owner retries from the recorded positions and reports the projection as retrying."""
+
+
+@dataclass
+class RunnerHealth:
+    """What /health reports of one projection (wall clock: it describes this process)."""
+
+    dead_lettered: int = 0
+    last_error: str | None = None
+    failing_since: float | None = None  # time.time() of the first failure of a streak
+    last_progress: float | None = None  # time.time() of the last applied batch
 
 
 class ProjectionRunner:
@@ -29,6 +51,7 @@ class ProjectionRunner:
         *,
         max_records: int = 5000,
         executor: ThreadPoolExecutor | None = None,
+        dead_letter: DeadLetterSink | None = None,
     ) -> None:
         self.bootstrap = bootstrap
         self.topics = list(topics)
@@ -40,6 +63,8 @@ class ProjectionRunner:
         )
         self.stats = ApplyStats()
         self.caught_up = asyncio.Event()
+        self.dead_letter = dead_letter
+        self.health = RunnerHealth()
 
     async def _consumer(self) -> AIOKafkaConsumer:
         # auto_offset_reset="earliest": aiokafka resets a freshly assigned partition with the
@@ -82,8 +107,69 @@ class ProjectionRunner:
             for tp, rs in batch.items()
             for r in rs
         ]
-        stats = await self.run_in_store(self.projection.apply, records)
-        self.stats.add(stats)  # type: ignore[arg-type]
+        try:
+            stats: ApplyStats = await self.run_in_store(self.projection.apply, records)  # type: ignore[assignment]
+        except Exception as e:
+            if self.dead_letter is None:
+                raise
+            log.warning(
+                "projection %s: a batch of %d failed (%s); applying one by one",
+                self.projection.name,
+                len(records),
+                e,
+            )
+            stats = await self._one_by_one(records)
+        self.stats.add(stats)
+        self.health.last_progress = time.time()
+        self.health.last_error = None
+        self.health.failing_since = None
+
+    async def _one_by_one(self, records: list[LogRecord]) -> ApplyStats:
+        """Apply each record alone; one that fails twice is dead-lettered with its reason and
+        stepped over, so one poison record never stalls the other tenants behind it."""
+        assert self.dead_letter is not None
+        total, in_a_row = ApplyStats(), 0
+        for record in records:
+            error: Exception | None = None
+            for attempt in range(2):
+                try:
+                    stats: ApplyStats = await self.run_in_store(self.projection.apply, [record])  # type: ignore[assignment]
+                    total.add(stats)
+                    error, in_a_row = None, 0
+                    break
+                except Exception as e:
+                    error = e
+                    if attempt == 0:
+                        await asyncio.sleep(0.2)
+            if error is None:
+                continue
+            in_a_row += 1
+            if in_a_row >= MAX_POISON_IN_A_ROW:
+                raise StoreFailing(
+                    f"{self.projection.name}: {in_a_row} records in a row failed; last: "
+                    f"{type(error).__name__}: {error}"
+                ) from error
+            reason = f"{type(error).__name__}: {error}"[:2000]
+            log.error(
+                "projection %s cannot apply %s[%d]@%d: %s; dead-lettered, going on",
+                self.projection.name,
+                record.topic,
+                record.partition,
+                record.offset,
+                reason,
+            )
+            await self.dead_letter(reason, record)
+            await self.run_in_store(self.projection.skip, record, reason)
+            self.health.dead_lettered += 1
+            total.records += 1
+            total.rejected += 1
+        return total
+
+    def failed(self, error: BaseException) -> None:
+        """The owner's loop caught ``error``: remember it for /health."""
+        self.health.last_error = f"{type(error).__name__}: {error}"[:500]
+        if self.health.failing_since is None:
+            self.health.failing_since = time.time()
 
     async def run(self, stop: asyncio.Event, idle: float = 0.2) -> None:
         """Apply records as they arrive until ``stop`` is set."""

@@ -11,8 +11,13 @@ from mode import Service
 from infra.settings import Settings
 from projections import factory
 from projections.duckdb_projection import DuckDBProjection
+from projections.port import LogRecord
 from projections.qdrant_projection import QdrantProjection
 from projections.runner import ProjectionRunner
+from schemas._fields import utc_now
+from schemas.errors import EventValidationError
+from schemas.topics import BY_ROLE
+from streams.deadletter import dead_letter_from, encode_dead_letter
 
 log = logging.getLogger("memstream.projections")
 
@@ -27,13 +32,42 @@ class ProjectionService(Service):
         self.runners: dict[str, ProjectionRunner] = {}
         self._stop = asyncio.Event()
         self._runner_tasks: list[asyncio.Task[None]] = []
+        self._dlq_producer: Any = None
+
+    async def _dead_letter(self, kind: str, reason: str, record: LogRecord) -> None:
+        """A record projection ``kind`` cannot apply goes to the dead-letter topic with its
+        reason and original bytes, durably, before the projection steps over it."""
+        from aiokafka import AIOKafkaProducer
+
+        if self._dlq_producer is None:
+            producer = AIOKafkaProducer(bootstrap_servers=self.settings.bootstrap(), acks="all")
+            await producer.start()
+            self._dlq_producer = producer
+        dl = dead_letter_from(
+            EventValidationError("projection_error", reason),
+            original=record.value,
+            original_key=record.key,
+            source_topic=record.topic,
+            partition=record.partition,
+            offset=record.offset,
+            agent=f"projection:{kind}",
+            failed_at=utc_now(),
+        )
+        value, headers = encode_dead_letter(dl)
+        topic = BY_ROLE["dlq"].name(self.settings.topic_prefix)
+        await self._dlq_producer.send_and_wait(topic, value, key=record.key, headers=headers)
 
     async def on_start(self) -> None:
         for kind in self.kinds:
+
+            async def sink(reason: str, record: LogRecord, kind: str = kind) -> None:
+                await self._dead_letter(kind, reason, record)
+
             runner = ProjectionRunner(
                 self.settings.bootstrap(),
                 factory.topics_of(kind, self.settings),
                 await asyncio.to_thread(factory.build, kind, self.settings),
+                dead_letter=sink,
             )
             self.runners[kind] = runner
             self._runner_tasks.append(asyncio.ensure_future(self._run(kind, runner)))
@@ -42,9 +76,12 @@ class ProjectionService(Service):
         while not self._stop.is_set():
             try:
                 await runner.run(self._stop)
-            except Exception:
+            except Exception as e:
                 # The store holds its own positions: resume from them after a pause. A failing
                 # batch was rolled back (DuckDB) or is idempotent to repeat (Qdrant, archive).
+                # Single poison records never get here (the runner dead-letters them); this is
+                # the store or the broker failing, and /health says so meanwhile.
+                runner.failed(e)
                 log.exception(
                     "projection %s failed; resuming from its recorded positions in 5 s", kind
                 )
@@ -55,6 +92,8 @@ class ProjectionService(Service):
         await asyncio.gather(*self._runner_tasks, return_exceptions=True)
         for runner in self.runners.values():
             await asyncio.to_thread(runner.close)
+        if self._dlq_producer is not None:
+            await self._dlq_producer.stop()
 
     @property
     def duckdb(self) -> DuckDBProjection | None:
@@ -84,6 +123,29 @@ class ProjectionService(Service):
                 "applied": r.stats.applied,
                 "duplicates": r.stats.duplicates,
                 "rejected": r.stats.rejected,
+                "dead_lettered": r.health.dead_lettered,
             }
             for kind, r in self.runners.items()
         }
+
+    def problems(self) -> list[str]:
+        """Why the projections are not healthy, in words ([] when they are)."""
+        out = []
+        for kind, r in self.runners.items():
+            h = r.health
+            if h.failing_since is not None:
+                out.append(
+                    f"projection {kind} is retrying since {_ago(h.failing_since)}: {h.last_error}"
+                )
+            if h.dead_lettered:
+                out.append(
+                    f"projection {kind} dead-lettered {h.dead_lettered} record(s) it could not "
+                    "apply (memstream dlq)"
+                )
+        return out
+
+
+def _ago(at: float) -> str:
+    import time
+
+    return f"{time.time() - at:.0f} s ago"
