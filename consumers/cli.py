@@ -128,7 +128,52 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         f"ingested {report.published} turns from {path} in {report.seconds:.2f}s ({rate:,.0f}/s); "
         f"{report.rejected} line(s) rejected"
     )
+    if args.wait and report.published and not _wait_for_extraction(args, settings, report):
+        return 3
     return 0 if report.rejected == 0 else 1
+
+
+def _wait_for_extraction(args: argparse.Namespace, settings: Settings, report: Any) -> bool:
+    """`ingest --wait`: block until the published turns are extracted and projected."""
+    from consumers.ingest_wait import WaitError, wait_until_recallable
+    from consumers.progress import Progress
+
+    bar = Progress(
+        "extracted",
+        report.published,
+        enabled=None if args.progress == "auto" else args.progress == "on",
+    )
+    try:
+        done = wait_until_recallable(
+            settings,
+            report.published_ids,
+            timeout=args.wait_timeout,
+            api_key=_api_key(settings),
+            on_progress=lambda n, _total: bar.advance(n - bar.count),
+        )
+    except WaitError as e:
+        bar.close()
+        print(f"memstream ingest: {e}", file=sys.stderr)
+        return False
+    bar.close()
+    if not done.done:
+        behind = [kind for kind, ok in done.projections.items() if not ok]
+        print(
+            f"memstream ingest: not done after {args.wait_timeout:g}s: {done.extracted} of "
+            f"{done.turns} turns extracted"
+            + (f"; projections behind: {', '.join(behind)}" if behind else ""),
+            file=sys.stderr,
+        )
+        return False
+    print(
+        f"extracted and projected all {done.turns} turns {done.seconds:.1f}s after publishing; "
+        "they are recallable now"
+    )
+    return True
+
+
+def _api_key(settings: Settings) -> str | None:
+    return settings.api_keys.split(",")[0].split("=")[0] if settings.api_keys else None
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
@@ -727,6 +772,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(fn=cmd_schemas)
 
     p = sub.add_parser("ingest", help="publish conversation turns from a JSONL file")
+    p.add_argument(
+        "--wait",
+        action="store_true",
+        help="return once every published turn is extracted and every projection applied "
+        "the result (needs a running worker); exit 3 on timeout",
+    )
+    p.add_argument("--wait-timeout", type=float, default=600.0, help="seconds (default 600)")
     p.add_argument("file")
     p.add_argument("--window", type=int, default=5000, help="publishes in flight at most")
     p.add_argument("--progress", choices=["auto", "on", "off"], default="auto")

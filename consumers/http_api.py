@@ -162,6 +162,7 @@ class ApiService(Service):
                 "status": "degraded" if problems else "ok",
                 "problems": problems,
                 "projections": proj.lag() if proj else {},
+                "positions": proj.positions() if proj else {},
                 "caught_up": proj.caught_up() if proj else None,
             }
         )

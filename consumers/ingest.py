@@ -34,6 +34,8 @@ class IngestReport:
     rejected: int = 0
     rejects: list[tuple[int, str]] = field(default_factory=list)  # the first MAX_KEPT_REJECTS
     seconds: float = 0.0
+    #: event ids of the acknowledged turns per namespace (what `--wait` waits for)
+    published_ids: dict[str, list[str]] = field(default_factory=dict)
 
     def reject(self, line_no: int, reason: str) -> None:
         self.rejected += 1
@@ -108,13 +110,14 @@ async def ingest_file(
 ) -> IngestReport:
     report = IngestReport()
     started = time.monotonic()
-    in_flight: collections.deque[tuple[int, asyncio.Future[Any]]] = collections.deque()
+    in_flight: collections.deque[tuple[int, asyncio.Future[Any], str, str]] = collections.deque()
 
     async def settle_oldest() -> None:
-        line_no, fut = in_flight.popleft()
+        line_no, fut, namespace, event_id = in_flight.popleft()
         try:
             await fut
             report.published += 1
+            report.published_ids.setdefault(namespace, []).append(event_id)
         except Exception as e:  # the broker refused this record: report it, keep going
             reason = f"not acknowledged: {e}"
             report.reject(line_no, reason)
@@ -133,7 +136,7 @@ async def ingest_file(
                 if on_reject:
                     on_reject(line_no, str(e))
                 continue
-            in_flight.append((line_no, await producer.send(env)))
+            in_flight.append((line_no, await producer.send(env), env.namespace, env.event_id))
             while len(in_flight) >= window:
                 await settle_oldest()
             if on_progress:

@@ -65,6 +65,8 @@ class ProjectionRunner:
         self.caught_up = asyncio.Event()
         self.dead_letter = dead_letter
         self.health = RunnerHealth()
+        #: next offset per "topic/partition" applied by this process (for `ingest --wait`)
+        self.applied_to: dict[str, int] = {}
 
     async def _consumer(self) -> AIOKafkaConsumer:
         # auto_offset_reset="earliest": aiokafka resets a freshly assigned partition with the
@@ -87,6 +89,9 @@ class ProjectionRunner:
                 parts = consumer.partitions_for_topic(topic) or set()
             tps.extend(TopicPartition(topic, p) for p in sorted(parts))
         positions: dict[tuple[str, int], int] = await self.run_in_store(self.projection.positions)  # type: ignore[assignment]
+        for (topic, partition), offset in positions.items():
+            key = f"{topic}/{partition}"
+            self.applied_to[key] = max(self.applied_to.get(key, 0), offset)
         consumer.assign(tps)
         # Every position is requested before the first await, so no background reset runs
         # in between; partitions with no recorded position start at the beginning.
@@ -120,6 +125,9 @@ class ProjectionRunner:
             )
             stats = await self._one_by_one(records)
         self.stats.add(stats)
+        for r in records:
+            key = f"{r.topic}/{r.partition}"
+            self.applied_to[key] = max(self.applied_to.get(key, 0), r.offset + 1)
         self.health.last_progress = time.time()
         self.health.last_error = None
         self.health.failing_since = None

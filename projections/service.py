@@ -128,6 +128,10 @@ class ProjectionService(Service):
             for kind, r in self.runners.items()
         }
 
+    def positions(self) -> dict[str, dict[str, int]]:
+        """Next offset per "topic/partition" each projection applied since this start."""
+        return {kind: dict(r.applied_to) for kind, r in self.runners.items()}
+
     def problems(self) -> list[str]:
         """Why the projections are not healthy, in words ([] when they are)."""
         out = []

@@ -152,3 +152,54 @@ def test_sql_says_when_its_limit_cut_the_result(settings: Settings, ns: str) -> 
     assert "cut at 3 rows" in out.stderr
     whole = memstream(settings, "sql", "SELECT * FROM range(3)", "--limit", "3")
     assert "cut at" not in whole.stderr
+
+
+def test_ingest_wait_returns_when_the_turns_are_recallable(
+    settings: Settings, worker: WorkerProcess, tmp_path: Path
+) -> None:
+    name = f"wait-{random.randrange(10**8)}"
+    facts = ["I live in Bergen.", "My sister Ines is a pilot.", "I play the cello on Sundays."]
+    rows = [
+        {
+            "namespace": name,
+            "session_id": "s1",
+            "turn_id": f"t{i}",
+            "role": "user",
+            "speaker": "Tor",
+            "text": text,
+            "occurred_at": f"2024-06-0{i + 1}T09:00:00+00:00",
+        }
+        for i, text in enumerate(facts)
+    ]
+    path = tmp_path / "turns.jsonl"
+    path.write_text("\n".join(orjson.dumps(r).decode() for r in rows) + "\n")
+    out = memstream(settings, "ingest", str(path), "--wait", "--wait-timeout", "60")
+    assert out.returncode == 0, out.stderr
+    assert "extracted and projected all 3 turns" in out.stdout
+    # no polling: the moment --wait returns, SQL and recall both see the memories
+    with Memory(settings=settings) as mem:
+        texts = [r["memory"] for r in mem.get_all(user_id=name)["results"]]
+        assert any("Bergen" in t for t in texts), texts
+        hits = mem.search("what instrument does Tor play?", user_id=name, top_k=3)["results"]
+        assert hits and "cello" in hits[0]["memory"]
+
+
+def test_ingest_wait_without_a_worker_says_so(settings: Settings, tmp_path: Path) -> None:
+    alone = settings.with_(data_dir=str(tmp_path / "nowhere"))
+    path = tmp_path / "one.jsonl"
+    path.write_text(
+        orjson.dumps(
+            {
+                "namespace": "wait-alone",
+                "session_id": "s1",
+                "turn_id": "t1",
+                "role": "user",
+                "speaker": "Tor",
+                "text": "I live in Bergen.",
+                "occurred_at": "2024-06-01T09:00:00+00:00",
+            }
+        ).decode()
+        + "\n"
+    )
+    out = memstream(alone, "ingest", str(path), "--wait", "--wait-timeout", "5")
+    assert out.returncode == 3 and "needs a running worker" in out.stderr
