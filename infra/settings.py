@@ -56,6 +56,11 @@ class Settings:
     dream_every_hours: float = 24.0
     # retrieval
     qdrant_url: str | None = None
+    # dense embedder everywhere texts are compared (gate, merge, projections, recall):
+    # hashing | wordllama | sentence-transformers | openai; each has its own collection
+    embedder: str = "hashing"
+    embed_model: str | None = None
+    embed_dim: int | None = None
     # worker
     projections: str = (
         "duckdb,qdrant,archive"  # which read models this worker keeps ("none" for none)

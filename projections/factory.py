@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 
-from core.embedding import HashingEmbedder
+from core.embedding import Embedder, embedder_for
 from core.sparse import BM25Encoder
 from infra.settings import Settings
 from infra.topics import topic_names
@@ -23,9 +24,21 @@ from projections.retrieval import (
 ALL = ("duckdb", "qdrant", "archive")
 
 
+@lru_cache(maxsize=4)
+def _embedder(kind: str, model: str | None, dim: int | None) -> Embedder:
+    return embedder_for(kind, model, dim)
+
+
+def embedder(settings: Settings) -> Embedder:
+    """The configured embedder (``MEMSTREAM_EMBEDDER``), one instance per process: a model
+    loads once, and the write path, projections and recall compare texts alike."""
+    return _embedder(settings.embedder, settings.embed_model, settings.embed_dim)
+
+
 def retrieval_store(settings: Settings, root: Path | None = None) -> RetrievalStore:
-    """Qdrant server when ``qdrant_url`` is set, otherwise the embedded engine under ``root``."""
-    spec = CollectionSpec.for_models(HashingEmbedder(), BM25Encoder())
+    """Qdrant server when ``qdrant_url`` is set, otherwise the embedded engine under ``root``.
+    The collection is named by the embedder: switching models fills a fresh one from the log."""
+    spec = CollectionSpec.for_models(embedder(settings), BM25Encoder())
     if settings.qdrant_url:
         return ServerRetrievalStore(spec, url=settings.qdrant_url)
     return EdgeRetrievalStore(root or Layout(settings.data_path).qdrant(), spec)
@@ -49,7 +62,7 @@ def build(kind: str, settings: Settings, version: str | None = None) -> Projecti
         return QdrantProjection(
             retrieval_store(settings, root),
             topic_names(settings.topic_prefix)["memory_log"],
-            HashingEmbedder(),
+            embedder(settings),
             BM25Encoder(),
             settings.limits,
             partitions=settings.partitions,

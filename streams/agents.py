@@ -17,9 +17,9 @@ from typing import Any
 import faust
 
 from core.buffer_policy import BufferConfig
-from core.embedding import HashingEmbedder
 from core.gate import GateConfig
 from infra.settings import Settings
+from projections.factory import embedder as configured_embedder
 from schemas.envelope import Envelope, encode, make_event, record_headers
 from schemas.events import RecallAnswered, RecallHit, RecallRequested
 from schemas.ids import derived_id
@@ -220,7 +220,7 @@ def register_agents(
 ) -> dict[str, Any]:
     sink = sink or ProducerSink(app)
     memory_log = topics["memory_log"].get_topic_name()
-    embedder = HashingEmbedder()
+    embedder = configured_embedder(settings)
 
     async def load(partition: int) -> Any:
         return await load_partition(

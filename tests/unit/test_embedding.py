@@ -225,3 +225,28 @@ def test_embedder_from_env_openai(monkeypatch: pytest.MonkeyPatch) -> None:
     )
     assert isinstance(e, OpenAIEmbedder)
     assert (e.name, e.dim) == ("openai-text-embedding-3-large", 256)
+
+
+def test_embedder_for_builds_each_configured_kind() -> None:
+    from core.embedding import EMBEDDERS, WordLlamaEmbedder, embedder_for
+
+    assert "wordllama" in EMBEDDERS
+    assert embedder_for("hashing", dim=64).dim == 64
+    wl = embedder_for("wordllama")
+    assert isinstance(wl, WordLlamaEmbedder) and wl.dim == 256
+    vectors = wl.embed(["a fun indoor area for the kids", "a little safe haven to play", "tax"])
+    assert vectors.shape == (3, 256) and np.allclose(np.linalg.norm(vectors, axis=1), 1.0)
+    # a static embedding knows some meaning: the paraphrase is closer than the unrelated word
+    assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2]
+    with pytest.raises(ValueError, match="one of"):
+        embedder_for("word2vec")
+
+
+def test_settings_choose_the_embedder_and_it_is_built_once() -> None:
+    from infra.settings import load
+    from projections.factory import embedder
+
+    settings = load(env={"MEMSTREAM_EMBEDDER": "wordllama"})
+    assert embedder(settings) is embedder(settings)
+    assert embedder(settings).name.startswith("wordllama")
+    assert embedder(load(env={})).name.startswith("hashing")

@@ -1,0 +1,58 @@
+"""MEMSTREAM_EMBEDDER reaches every place that compares texts, through the broker: a worker
+configured with WordLlama writes its memories into a collection named for that model
+(a fresh one, filled from the log) and recall answers from it."""
+
+from __future__ import annotations
+
+import random
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from consumers.client import Memory
+from infra.settings import Settings
+from projections.layout import Layout
+from tests.harness import WorkerProcess
+
+pytestmark = pytest.mark.integration
+
+T0 = datetime(2024, 6, 1, 9, tzinfo=UTC)
+
+
+def test_a_worker_with_another_embedder_writes_and_recalls_in_its_own_collection(
+    settings: Settings, tmp_path: Path
+) -> None:
+    own = settings.with_(
+        topic_prefix=f"emb{random.randrange(10**6)}",
+        data_dir=str(tmp_path / "data"),
+        embedder="wordllama",
+    )
+    worker = WorkerProcess(own, tmp_path / "w", embedder="wordllama").start()
+    ns = "emb-tenant"
+    try:
+        with Memory(settings=own) as mem:
+            mem.add(
+                [
+                    {"role": "user", "content": text, "speaker": "Ana"}
+                    for text in [
+                        "I live in Porto.",
+                        "My daughter loves the climbing wall at the gym.",
+                        "I work as a nurse at the city hospital.",
+                    ]
+                ],
+                user_id=ns,
+                run_id="s1",
+                occurred_at=T0,
+            )
+            deadline = time.monotonic() + 45
+            while len(mem.get_all(user_id=ns)["results"]) < 3 and time.monotonic() < deadline:
+                time.sleep(0.5)
+            hits = mem.search("where does Ana work?", user_id=ns, top_k=3)["results"]
+            assert hits and "nurse" in hits[0]["memory"], hits
+    finally:
+        worker.stop()
+    collections = [p.name for p in Layout(own.data_path).qdrant().rglob("*") if p.is_dir()]
+    assert any("wordllama" in name for name in collections), collections
+    assert not any("hashing" in name for name in collections), collections
