@@ -1,26 +1,47 @@
-"""Evidence recall@k on the shipped evaluation set: memstream's recall over memories built
-by the write path, against plain BM25 and dense-only search over the raw turns.
+"""Evidence recall@k: memstream's recall over memories built by the write path, against
+plain BM25 (and dense-only search) over the raw turns, on the project's own set and on
+BEAM's 100K tier (public data nobody here wrote; ``bench/beam_data.py``), split by
+conversation into a development part (settings are chosen there) and a test part
+(reported).
 
-Evidence recall@k of a question: the share of its evidence turns that are among the
-source turns of the top k returned memories (or among the top k turns, for baselines).
-No LLM is in the loop: the rule extractor and the offline hashing embedder.
+Per question, with ``evidence`` the turns that hold its answer:
+
+* **turn-budgeted recall@k** (the headline): the ranked memories' source turns,
+  de-duplicated in rank order, first k; the share of the evidence among them. A memory
+  citing many turns (a summary, a merge) cannot inflate it: k turns is k turns.
+* **plain recall@k**: the share of the evidence among the source turns of the top k
+  memories (what the project reported before; a many-turn memory counts whole).
+* baselines: the top k turns of Okapi BM25 (k1 1.2, b 0.75) and of dense-only search
+  (hashing embedder) over the namespace's raw turns, in the same run.
+
+Abstention questions (BEAM: nothing in the conversation answers them) count how often the
+recall's confidence gate answers "skipped": nothing relevant is known.
+
+No LLM is in the loop: the rule extractor and the offline hashing embedder, defaults
+everywhere. ``MEMSTREAM_EVAL_SETS=own,dev`` (or ``python -m bench.retrieval_eval --own
+--dev``) runs only those sets: tuning runs never look at the test part.
 """
 
 from __future__ import annotations
 
+import argparse
 import math
+import os
+import re
+import sys
 import tempfile
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
 import numpy as np
 
+from bench import beam_data
 from bench.eval_data import load_conversations, load_questions
 from bench.offline_pipeline import run_offline
-from consumers.recall import RecallService
+from consumers.recall import RecallResult, RecallService
 from core.embedding import HashingEmbedder
 from core.sparse import BM25Encoder
 from core.tokens import tokenize
@@ -30,20 +51,77 @@ from projections.retrieval import CollectionSpec, EdgeRetrievalStore
 from schemas.envelope import encode
 
 KS = (5, 10, 20)
-Ranker = Callable[[dict[str, Any]], list[list[str]]]  # question -> turn-id groups, best first
+DEPTH = 40  # memories asked for per question: enough for 20 distinct turns
+SET_NAMES = {"own": "own", "dev": "BEAM dev", "test": "BEAM test"}
+ENV_SETS = "MEMSTREAM_EVAL_SETS"
+ABSTENTION = "abstention"
+# A memory that opens with one of these leans on context it does not carry ("It was
+# great", "They moved in May"); first-person words are resolved to the speaker at write.
+UNRESOLVED_PRONOUNS = frozenset(
+    [
+        "it",
+        "its",
+        "it's",
+        "they",
+        "them",
+        "their",
+        "theirs",
+        "this",
+        "that",
+        "these",
+        "those",
+        "he",
+        "him",
+        "his",
+        "she",
+        "her",
+        "hers",
+        "there",
+        "such",
+    ]
+)
+_FIRST_WORD = re.compile(r"[A-Za-z']+")
+
+
+# --- metrics (pure) ------------------------------------------------------------------------
+
+
+def turn_budget(groups: Iterable[Sequence[str]], k: int) -> list[str]:
+    """The first ``k`` distinct turns of ranked groups (a memory's source turns, in rank
+    order): a memory citing many turns spends as much of the budget as it cites."""
+    out: list[str] = []
+    seen: set[str] = set()
+    for group in groups:
+        for turn in group:
+            if turn not in seen:
+                seen.add(turn)
+                out.append(turn)
+                if len(out) == k:
+                    return out
+    return out
+
+
+def recall_at(evidence: Iterable[str], found: Iterable[str]) -> float:
+    wanted = set(evidence)
+    return len(wanted & set(found)) / len(wanted) if wanted else 0.0
+
+
+def starts_with_unresolved_pronoun(text: str) -> bool:
+    m = _FIRST_WORD.search(text)
+    return m is not None and m.group().lower() in UNRESOLVED_PRONOUNS
 
 
 @dataclass
 class Scores:
+    """Per-question values of one ranker, by k and by question kind."""
+
     per_k: dict[int, list[float]] = field(default_factory=lambda: defaultdict(list))
     per_kind: dict[str, dict[int, list[float]]] = field(
         default_factory=lambda: defaultdict(lambda: defaultdict(list))
     )
 
-    def add(self, kind: str, evidence: set[str], groups: list[list[str]]) -> None:
-        for k in KS:
-            found = {t for g in groups[:k] for t in g}
-            value = len(evidence & found) / len(evidence)
+    def add(self, kind: str, values: Mapping[int, float]) -> None:
+        for k, value in values.items():
             self.per_k[k].append(value)
             self.per_kind[kind][k].append(value)
 
@@ -52,10 +130,21 @@ class Scores:
         return float(np.mean(values)) if values else 0.0
 
 
+def budgeted(evidence: set[str], groups: Sequence[Sequence[str]]) -> dict[int, float]:
+    return {k: recall_at(evidence, turn_budget(groups, k)) for k in KS}
+
+
+def plain(evidence: set[str], groups: Sequence[Sequence[str]]) -> dict[int, float]:
+    return {k: recall_at(evidence, (t for g in groups[:k] for t in g)) for k in KS}
+
+
+# --- baselines over raw turns -------------------------------------------------------------
+
+
 class BM25Turns:
     """Plain Okapi BM25 (k1 1.2, b 0.75) over one namespace's raw turns."""
 
-    def __init__(self, turns: Sequence[dict[str, Any]]) -> None:
+    def __init__(self, turns: Sequence[Mapping[str, Any]]) -> None:
         self.ids = [t["turn_id"] for t in turns]
         self.docs = [Counter(tokenize(t["text"])) for t in turns]
         self.lengths = [sum(d.values()) for d in self.docs]
@@ -79,7 +168,7 @@ class BM25Turns:
 
 
 class DenseTurns:
-    def __init__(self, turns: Sequence[dict[str, Any]], embedder: HashingEmbedder) -> None:
+    def __init__(self, turns: Sequence[Mapping[str, Any]], embedder: HashingEmbedder) -> None:
         self.ids = [t["turn_id"] for t in turns]
         self.matrix = embedder.embed([t["text"] for t in turns])
         self.embedder = embedder
@@ -90,22 +179,36 @@ class DenseTurns:
         return [self.ids[i] for i in order]
 
 
-def _question_time(q: dict[str, Any], last_turn: dict[str, datetime]) -> datetime:
-    if q.get("as_of"):
-        return datetime.fromisoformat(q["as_of"])
-    return last_turn[q["namespace"]] + timedelta(days=1)
+# --- one set ------------------------------------------------------------------------------
 
 
-def evaluate() -> dict[str, Any]:
-    turns = load_conversations()
-    questions = load_questions()
-    by_ns: dict[str, list[dict[str, Any]]] = defaultdict(list)
+@dataclass(frozen=True)
+class EvalSet:
+    name: str  # "own", "BEAM dev", "BEAM test"
+    turns: list[dict[str, Any]]
+    questions: list[dict[str, Any]]
+
+
+@dataclass
+class Pipeline:
+    """The write path run over a set's turns, projected into a store, with a recall service."""
+
+    service: RecallService
+    store: EdgeRetrievalStore
+    memories: list[str]  # texts of the created memories
+    last_turn: dict[str, datetime]
+
+    def ask(self, q: Mapping[str, Any], k: int = DEPTH) -> RecallResult:
+        as_of = datetime.fromisoformat(q["as_of"]) if q.get("as_of") else None
+        when = as_of or self.last_turn[q["namespace"]] + timedelta(days=1)
+        return self.service.recall_sync(q["namespace"], q["query"], k=k, now=when, as_of=as_of)
+
+
+def build_pipeline(turns: Sequence[dict[str, Any]]) -> Pipeline:
     last_turn: dict[str, datetime] = {}
     for t in turns:
-        by_ns[t["namespace"]].append(t)
         at = datetime.fromisoformat(t["occurred_at"])
         last_turn[t["namespace"]] = max(last_turn.get(t["namespace"], at), at)
-
     run = run_offline(turns)
     embedder, sparse = HashingEmbedder(), BM25Encoder()
     store = EdgeRetrievalStore(
@@ -115,43 +218,108 @@ def evaluate() -> dict[str, Any]:
     projection.apply(
         [LogRecord("eval.memory.log", 0, i, e.key, encode(e)) for i, e in enumerate(run.events)]
     )
-    service = RecallService(store, embedder, sparse)
+    memories = [e.payload.text for e in run.events if e.type == "MemoryCreated"]
+    return Pipeline(RecallService(store, embedder, sparse), store, memories, last_turn)
+
+
+def evaluate_set(
+    eval_set: EvalSet, *, on_question: Callable[[dict[str, Any], RecallResult], None] | None = None
+) -> dict[str, Any]:
+    by_ns: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for t in eval_set.turns:
+        by_ns[t["namespace"]].append(t)
+    pipeline = build_pipeline(eval_set.turns)
+    embedder = HashingEmbedder()
     bm25 = {ns: BM25Turns(ts) for ns, ts in by_ns.items()}
     dense = {ns: DenseTurns(ts, embedder) for ns, ts in by_ns.items()}
-
-    results = {"memstream": Scores(), "bm25_turns": Scores(), "dense_turns": Scores()}
-    for q in questions:
-        evidence = set(q["evidence_turn_ids"])
-        when = _question_time(q, last_turn)
-        recalled = service.recall_sync(
-            q["namespace"],
-            q["query"],
-            k=max(KS),
-            now=when,
-            as_of=datetime.fromisoformat(q["as_of"]) if q.get("as_of") else None,
-        )
-        results["memstream"].add(q["kind"], evidence, [r.source_turn_ids for r in recalled.results])
-        results["bm25_turns"].add(
-            q["kind"], evidence, [[t] for t in bm25[q["namespace"]].rank(q["query"], max(KS))]
-        )
-        results["dense_turns"].add(
-            q["kind"], evidence, [[t] for t in dense[q["namespace"]].rank(q["query"], max(KS))]
-        )
-    store.close()
-    kinds = sorted({q["kind"] for q in questions})
+    scores = {
+        name: Scores() for name in ("memstream", "memstream_plain", "bm25_turns", "dense_turns")
+    }
+    abstention = {"questions": 0, "skipped": 0}
+    try:
+        for q in eval_set.questions:
+            result = pipeline.ask(q)
+            if on_question is not None:
+                on_question(q, result)
+            evidence = set(q["evidence_turn_ids"])
+            if q["kind"] == ABSTENTION:
+                abstention["questions"] += 1
+                abstention["skipped"] += result.confidence == "skipped"
+            if not evidence:
+                continue
+            groups = [r.source_turn_ids for r in result.results]
+            scores["memstream"].add(q["kind"], budgeted(evidence, groups))
+            scores["memstream_plain"].add(q["kind"], plain(evidence, groups))
+            for name, ranker in (("bm25_turns", bm25), ("dense_turns", dense)):
+                ranked = [[t] for t in ranker[q["namespace"]].rank(q["query"], max(KS))]
+                scores[name].add(q["kind"], plain(evidence, ranked))
+    finally:
+        pipeline.store.close()
+    kinds = sorted({q["kind"] for q in eval_set.questions if q["evidence_turn_ids"]})
     return {
-        "questions": len(questions),
-        "memories": sum(1 for e in run.events if e.type == "MemoryCreated"),
-        "turns": len(turns),
-        "recall": {name: {f"@{k}": round(s.mean(k), 4) for k in KS} for name, s in results.items()},
+        "questions": len(eval_set.questions),
+        "with_evidence": len(scores["memstream"].per_k[KS[0]]),
+        "turns": len(eval_set.turns),
+        "memories": len(pipeline.memories),
+        "pronoun_memories": sum(map(starts_with_unresolved_pronoun, pipeline.memories)),
+        "abstention": abstention,
+        "recall": {n: {f"@{k}": round(s.mean(k), 4) for k in KS} for n, s in scores.items()},
         "by_kind": {
-            name: {kind: {f"@{k}": round(s.mean(k, kind), 4) for k in KS} for kind in kinds}
-            for name, s in results.items()
+            n: {kind: {f"@{k}": round(s.mean(k, kind), 4) for k in KS} for kind in kinds}
+            for n, s in scores.items()
         },
     }
 
 
-if __name__ == "__main__":
+# --- the sets -----------------------------------------------------------------------------
+
+
+def wanted_sets(env: Mapping[str, str] | None = None) -> list[str]:
+    """Keys of SET_NAMES to run: ``$MEMSTREAM_EVAL_SETS`` (comma-separated), else all."""
+    raw = (os.environ if env is None else env).get(ENV_SETS, "")
+    chosen = [s.strip() for s in raw.split(",") if s.strip()] or list(SET_NAMES)
+    unknown = [s for s in chosen if s not in SET_NAMES]
+    if unknown:
+        raise ValueError(f"{ENV_SETS}: unknown set(s) {unknown}; known: {list(SET_NAMES)}")
+    return chosen
+
+
+def load_set(key: str) -> EvalSet | None:
+    """One set by key; None for a BEAM split when the dataset is not on this machine."""
+    if key == "own":
+        return EvalSet("own", load_conversations(), load_questions())
+    loaded = beam_data.load_split("dev" if key == "dev" else "test")
+    return None if loaded is None else EvalSet(SET_NAMES[key], *loaded)
+
+
+def evaluate(sets: Sequence[str] | None = None) -> dict[str, Any]:
+    """``{"sets": {name: result}, "missing": [names not on this machine]}``."""
+    out: dict[str, Any] = {"sets": {}, "missing": []}
+    for key in sets or wanted_sets():
+        loaded = load_set(key)
+        if loaded is None:
+            out["missing"].append(SET_NAMES[key])
+            continue
+        out["sets"][loaded.name] = evaluate_set(loaded)
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
     import json
 
-    print(json.dumps(evaluate(), indent=2))
+    parser = argparse.ArgumentParser(prog="python -m bench.retrieval_eval")
+    for key in SET_NAMES:
+        parser.add_argument(f"--{key}", action="store_true", help=f"run the {SET_NAMES[key]} set")
+    args = parser.parse_args(argv)
+    chosen = [key for key in SET_NAMES if getattr(args, key)] or wanted_sets()
+    result = evaluate(chosen)
+    print(json.dumps(result, indent=2))
+    for name, r in result["sets"].items():
+        ours, bm25 = r["recall"]["memstream"], r["recall"]["bm25_turns"]
+        line = "  ".join(f"@{k} {ours[f'@{k}']:.3f} (bm25 {bm25[f'@{k}']:.3f})" for k in KS)
+        print(f"{name:10s} {line}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
