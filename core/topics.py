@@ -226,6 +226,17 @@ class TopicClusters:
         tw |= words
         return label
 
+    def snapshot(self, namespace: str) -> list[tuple[str, set[str]]] | None:
+        """A copy of one namespace's topics for ``restore`` (assign grows them in place)."""
+        topics = self._topics.get(namespace)
+        return None if topics is None else [(label, set(words)) for label, words in topics]
+
+    def restore(self, namespace: str, snapshot: list[tuple[str, set[str]]] | None) -> None:
+        if snapshot is None:
+            self._topics.pop(namespace, None)
+        else:
+            self._topics[namespace] = snapshot
+
     def seed(self, namespace: str, label: str, query: str) -> None:
         """Restore a topic from the projection after a restart."""
         words = topic_words(query)

@@ -8,6 +8,7 @@ runner resumes exactly after the last committed record. Rows go in as Arrow tabl
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import threading
@@ -191,6 +192,7 @@ class DuckDBProjection(Projection):
             self.con.execute(f"CREATE OR REPLACE VIEW {view} AS {body}")
         # User SQL gets its own connection (DuckDB connections are per thread) behind a lock.
         self.topics = TopicClusters()
+        self._topics_before: dict[str, Any] = {}  # of the batch being applied (see apply)
         for ns, label, query in self.con.execute(
             "SELECT namespace, topic, query FROM searches ORDER BY occurred_at, event_id"
         ).fetchall():
@@ -215,6 +217,18 @@ class DuckDBProjection(Projection):
         return {(t, p): o for t, p, o in rows}
 
     def apply(self, records: Sequence[LogRecord]) -> ApplyStats:
+        # search topics are assigned in memory before the transaction: a failed batch must
+        # not leave them advanced, or its retry (and every later search) would be labelled
+        # unlike a rebuild
+        self._topics_before = {}
+        try:
+            return self._apply(records)
+        except BaseException:
+            for ns, snapshot in self._topics_before.items():
+                self.topics.restore(ns, snapshot)
+            raise
+
+    def _apply(self, records: Sequence[LogRecord]) -> ApplyStats:
         stats = ApplyStats(records=len(records))
         rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
         memory_events: list[Envelope[Any]] = []
@@ -369,7 +383,10 @@ class DuckDBProjection(Projection):
             verb = "INSERT OR IGNORE" if ignore else "INSERT"
             self.con.execute(f"{verb} INTO {table} BY NAME SELECT * FROM _batch")
         finally:
-            self.con.unregister("_batch")
+            # an aborted transaction refuses the unregister too: the insert's own error is
+            # the one to report (the reason of a dead letter); the next register replaces it
+            with contextlib.suppress(duckdb.Error):
+                self.con.unregister("_batch")
 
     def _load_states(self, keys: set[tuple[str, str]]) -> dict[tuple[str, str], MemoryState]:
         if not keys:
@@ -428,6 +445,8 @@ class DuckDBProjection(Projection):
 
     def _search_row(self, env: Envelope[Any]) -> dict[str, Any]:
         p = env.payload
+        if env.namespace not in self._topics_before:
+            self._topics_before[env.namespace] = self.topics.snapshot(env.namespace)
         return {
             "event_id": env.event_id,
             "namespace": env.namespace,

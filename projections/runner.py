@@ -3,6 +3,12 @@
 Each projection gets its own reader that assigns every partition of its topics and
 seeks to the positions the projection recorded, so where to resume is decided by the
 store that holds the data, not by a group offset that could disagree with it.
+
+A record the projection cannot apply must not stop it (``apply_records``): the failing batch
+is halved until the record stands alone, which is tried once more, then dead-lettered with
+its reason and skipped (``Projection.skip`` records its position). Errors of the store or
+the broker (``transient``) are raised instead: the owner retries from the recorded
+positions and ``health`` says since when.
 """
 
 from __future__ import annotations
@@ -11,10 +17,11 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
+import duckdb
 from aiokafka import AIOKafkaConsumer, TopicPartition
 
 from projections.port import ApplyStats, LogRecord, Projection
@@ -23,13 +30,38 @@ log = logging.getLogger("memstream.projections")
 
 #: publishes a record that cannot be applied to the dead-letter topic (reason, record)
 DeadLetterSink = Callable[[str, LogRecord], Awaitable[None]]
-#: this many poison records in a row means the store is broken, not the records
-MAX_POISON_IN_A_ROW = 3
+
+_TRANSIENT: tuple[type[BaseException], ...] = (
+    OSError,  # files, sockets, timeouts (ConnectionError and TimeoutError are OSErrors)
+    MemoryError,
+    duckdb.IOException,
+    duckdb.OutOfMemoryException,
+    duckdb.InterruptException,
+)
 
 
-class StoreFailing(RuntimeError):
-    """Records keep failing one by one: the store, not a record, is at fault. The runner's
-    owner retries from the recorded positions and reports the projection as retrying."""
+def transient(error: BaseException) -> bool:
+    """An error of the store or the network, not of the record: retried from the recorded
+    positions (and reported), never dead-lettered.
+
+    Anything else (a bug on an odd input, a value the store refuses) fails again on every
+    retry, so retrying it would stall the projection for every tenant; and how many such
+    records come in a row is up to whoever writes to the topics, so no count of them may
+    stop the projection either."""
+    seen: BaseException | None = error
+    for _ in range(5):  # the chain of causes, bounded
+        if seen is None:
+            return False
+        if isinstance(seen, _TRANSIENT) or type(seen).__module__.startswith(("httpx", "httpcore")):
+            return True
+        if type(seen).__name__ == "ResponseHandlingException":  # qdrant-client: no response
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def describe(error: BaseException) -> str:
+    return f"{type(error).__name__}: {error}"[:2000]
 
 
 @dataclass
@@ -52,6 +84,7 @@ class ProjectionRunner:
         max_records: int = 5000,
         executor: ThreadPoolExecutor | None = None,
         dead_letter: DeadLetterSink | None = None,
+        retry_pause: float = 0.2,
     ) -> None:
         self.bootstrap = bootstrap
         self.topics = list(topics)
@@ -64,6 +97,7 @@ class ProjectionRunner:
         self.stats = ApplyStats()
         self.caught_up = asyncio.Event()
         self.dead_letter = dead_letter
+        self.retry_pause = retry_pause
         self.health = RunnerHealth()
         #: next offset per "topic/partition" applied by this process (for `ingest --wait`)
         self.applied_to: dict[str, int] = {}
@@ -112,19 +146,7 @@ class ProjectionRunner:
             for tp, rs in batch.items()
             for r in rs
         ]
-        try:
-            stats: ApplyStats = await self.run_in_store(self.projection.apply, records)  # type: ignore[assignment]
-        except Exception as e:
-            if self.dead_letter is None:
-                raise
-            log.warning(
-                "projection %s: a batch of %d failed (%s); applying one by one",
-                self.projection.name,
-                len(records),
-                e,
-            )
-            stats = await self._one_by_one(records)
-        self.stats.add(stats)
+        await self.apply_records(records)
         for r in records:
             key = f"{r.topic}/{r.partition}"
             self.applied_to[key] = max(self.applied_to.get(key, 0), r.offset + 1)
@@ -132,50 +154,73 @@ class ProjectionRunner:
         self.health.last_error = None
         self.health.failing_since = None
 
-    async def _one_by_one(self, records: list[LogRecord]) -> ApplyStats:
-        """Apply each record alone; one that fails twice is dead-lettered with its reason and
-        stepped over, so one poison record never stalls the other tenants behind it."""
-        assert self.dead_letter is not None
-        total, in_a_row = ApplyStats(), 0
-        for record in records:
-            error: Exception | None = None
-            for attempt in range(2):
-                try:
-                    stats: ApplyStats = await self.run_in_store(self.projection.apply, [record])  # type: ignore[assignment]
-                    total.add(stats)
-                    error, in_a_row = None, 0
-                    break
-                except Exception as e:
-                    error = e
-                    if attempt == 0:
-                        await asyncio.sleep(0.2)
-            if error is None:
+    async def _try(self, records: Sequence[LogRecord]) -> ApplyStats | Exception:
+        """The stats of applying ``records``, or the error if it is the records' fault; an
+        error of the store or the network (``transient``) is raised for a retry."""
+        try:
+            stats = await self.run_in_store(self.projection.apply, records)
+        except Exception as e:
+            if transient(e):
+                raise
+            return e
+        assert isinstance(stats, ApplyStats)
+        return stats
+
+    async def apply_records(self, records: Sequence[LogRecord]) -> ApplyStats:
+        """Apply records in log order, stepping over the ones that cannot be applied.
+
+        A failing batch is halved until the failing record stands alone (a few applies, not
+        one per record, so a poison in a catch-up batch of thousands costs little); that
+        record is tried once more, then dead-lettered (when the runner has a sink: a rebuild
+        has none, the live projection dead-lettered it already) and skipped."""
+        total = ApplyStats()
+        # a stack of chunks, the next one to apply on top: halving keeps the log order
+        chunks: list[Sequence[LogRecord]] = [records] if records else []
+        while chunks:
+            chunk = chunks.pop()
+            outcome = await self._try(chunk)
+            if isinstance(outcome, Exception) and len(chunk) == 1:
+                await asyncio.sleep(self.retry_pause)  # once more, alone, before giving up on it
+                outcome = await self._try(chunk)
+                if isinstance(outcome, Exception):
+                    await self._step_over(chunk[0], outcome)
+                    total.records += 1
+                    total.rejected += 1
+                    continue
+            if isinstance(outcome, Exception):
+                if len(chunk) == len(records):
+                    log.warning(
+                        "projection %s: a batch of %d failed (%s); isolating the record",
+                        self.projection.name,
+                        len(records),
+                        describe(outcome),
+                    )
+                mid = len(chunk) // 2
+                chunks.extend((chunk[mid:], chunk[:mid]))
                 continue
-            in_a_row += 1
-            if in_a_row >= MAX_POISON_IN_A_ROW:
-                raise StoreFailing(
-                    f"{self.projection.name}: {in_a_row} records in a row failed; last: "
-                    f"{type(error).__name__}: {error}"
-                ) from error
-            reason = f"{type(error).__name__}: {error}"[:2000]
-            log.error(
-                "projection %s cannot apply %s[%d]@%d: %s; dead-lettered, going on",
-                self.projection.name,
-                record.topic,
-                record.partition,
-                record.offset,
-                reason,
-            )
-            await self.dead_letter(reason, record)
-            await self.run_in_store(self.projection.skip, record, reason)
-            self.health.dead_lettered += 1
-            total.records += 1
-            total.rejected += 1
+            total.add(outcome)
+        self.stats.add(total)
         return total
+
+    async def _step_over(self, record: LogRecord, error: Exception) -> None:
+        reason = describe(error)
+        log.error(
+            "projection %s cannot apply %s[%d]@%d: %s; dead-lettered, going on",
+            self.projection.name,
+            record.topic,
+            record.partition,
+            record.offset,
+            reason,
+        )
+        # the dead letter is durable before the position moves past its record
+        if self.dead_letter is not None:
+            await self.dead_letter(reason, record)
+        await self.run_in_store(self.projection.skip, record, reason)
+        self.health.dead_lettered += 1
 
     def failed(self, error: BaseException) -> None:
         """The owner's loop caught ``error``: remember it for /health."""
-        self.health.last_error = f"{type(error).__name__}: {error}"[:500]
+        self.health.last_error = describe(error)[:500]
         if self.health.failing_since is None:
             self.health.failing_since = time.time()
 
@@ -190,6 +235,7 @@ class ProjectionRunner:
                 if batch:
                     await self._apply(batch)
                 else:
+                    self.health.failing_since = None  # reading again, nothing left to apply
                     self.caught_up.set()
         finally:
             await consumer.stop()

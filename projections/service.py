@@ -132,6 +132,24 @@ class ProjectionService(Service):
         """Next offset per "topic/partition" each projection applied since this start."""
         return {kind: dict(r.applied_to) for kind, r in self.runners.items()}
 
+    def status(self) -> dict[str, dict[str, Any]]:
+        """Each running projection, for health checks (wall-clock times of this process):
+        ``caught_up`` (reached the log's end once since the start), ``last_error``,
+        ``retrying_since`` (time.time() of the first failure of the current streak of store
+        or broker errors; None while it applies), ``dead_lettered`` (records it could not
+        apply, sent to the dead-letter topic and stepped over since the start),
+        ``last_progress`` (time.time() of the last applied batch)."""
+        return {
+            kind: {
+                "caught_up": r.caught_up.is_set(),
+                "last_error": r.health.last_error,
+                "retrying_since": r.health.failing_since,
+                "dead_lettered": r.health.dead_lettered,
+                "last_progress": r.health.last_progress,
+            }
+            for kind, r in self.runners.items()
+        }
+
     def problems(self) -> list[str]:
         """Why the projections are not healthy, in words ([] when they are)."""
         out = []

@@ -1,7 +1,8 @@
 """A record a projection cannot apply never stalls it: the record goes to the dead-letter
 topic with its reason and original bytes, the projection steps over it and goes on for
 every tenant, and /health says what happened. And the poison query that once did this
-(a stopword-only search, then a restart) is harmless end to end."""
+(a stopword-only search, then a restart) is harmless end to end, next to a real poison
+record that the worker dead-letters."""
 
 from __future__ import annotations
 
@@ -13,11 +14,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import httpx
+import orjson
 import pytest
 
 from consumers.client import Memory
 from consumers.kafka_read import read_topic
-from consumers.producer import AsyncProducer
+from consumers.producer import AsyncProducer, Producer
 from infra.settings import Settings
 from infra.topics import ensure_topics
 from projections import factory
@@ -27,7 +29,7 @@ from projections.service import ProjectionService
 from schemas.envelope import make_event
 from schemas.events import WorkflowObserved
 from schemas.topics import BY_ROLE
-from streams.deadletter import decode_dead_letter
+from streams.deadletter import DeadLetter, decode_dead_letter
 from streams.status import running_worker
 from tests.harness import WorkerProcess
 
@@ -115,6 +117,17 @@ def test_a_record_that_cannot_be_applied_is_dead_lettered_and_the_rest_land(
     asyncio.run(scenario())
 
 
+def _sql(api_url: str, query: str) -> list[list[object]]:
+    response = httpx.post(f"{api_url}/sql", json={"sql": query}, timeout=10)
+    assert response.status_code == 200, response.text
+    return list(response.json()["rows"])
+
+
+async def _dead_letters(s: Settings) -> list[DeadLetter]:
+    topic = BY_ROLE["dlq"].name(s.topic_prefix)
+    return [decode_dead_letter(r.value) async for r in read_topic(s.bootstrap(), topic)]
+
+
 def _searches(api_url: str, ns: str) -> int:
     response = httpx.post(
         f"{api_url}/sql",
@@ -142,6 +155,24 @@ def test_a_stopword_search_then_a_restart_keeps_every_tenant_current(
             deadline = time.monotonic() + 30
             while _searches(api["api_url"], a) < 1 and time.monotonic() < deadline:
                 time.sleep(0.3)
+        # a real poison, no fault injected: valid for the agents, but one memory named twice
+        # breaks the DuckDB access_hits key (event_id, memory_id)
+        with Producer(own) as producer:
+            poison_id = producer.access(
+                namespace=a,
+                query_id="q-poison",
+                memories=[("m1", 0.5), ("m1", 0.4)],
+                query="which kafka version",
+                occurred_at=T0,
+            )
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            health = httpx.get(f"{api['api_url']}/health", timeout=5).json()
+            if health["projections"]["duckdb"]["dead_lettered"]:
+                break
+            time.sleep(0.3)
+        assert health["projections"]["duckdb"]["dead_lettered"] == 1, health
+        assert health["status"] == "degraded"
         worker.stop()
         worker = WorkerProcess(own, tmp_path / "w").start()
         api = running_worker(own.data_dir)
@@ -157,5 +188,17 @@ def test_a_stopword_search_then_a_restart_keeps_every_tenant_current(
         assert _searches(api["api_url"], a) == 2 and _searches(api["api_url"], b) == 1
         health = httpx.get(f"{api['api_url']}/health", timeout=5).json()
         assert health["status"] == "ok", health
+        # the poison: on the dead-letter topic with its reason and bytes, kept as a reject at
+        # its position, nothing of it applied
+        letters = asyncio.run(_dead_letters(own))
+        assert [(d.agent, d.reason) for d in letters] == [("projection:duckdb", "projection_error")]
+        assert "ConstraintException" in letters[0].message
+        assert orjson.loads(letters[0].original)["event_id"] == poison_id
+        rejects = _sql(api["api_url"], "SELECT log_offset, reason FROM projection_rejects")
+        assert len(rejects) == 1 and rejects[0][0] == letters[0].offset
+        assert "duplicate key" in rejects[0][1]
+        assert _sql(
+            api["api_url"], f"SELECT count(*) FROM access_hits WHERE event_id = '{poison_id}'"
+        ) == [[0]]
     finally:
         worker.stop()
