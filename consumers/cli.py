@@ -643,17 +643,16 @@ def _rows(
 
 
 def cmd_health(args: argparse.Namespace) -> int:
-    where = "WHERE namespace = ?" if args.namespace else ""
-    columns, rows = _rows(
-        _settings(args),
-        f"SELECT * FROM workflow_health {where}",
-        [args.namespace] if args.namespace else None,
-    )
+    from projections.reports import health_query
+
+    columns, rows = _rows(_settings(args), *health_query(args.namespace))
     _print_table(columns, rows, sys.stdout)
     return 1 if any(r[columns.index("status")] == "degraded" for r in rows) and args.strict else 0
 
 
 def cmd_evidence(args: argparse.Namespace) -> int:
+    from projections.reports import evidence_query, status_text, suggestions
+
     settings = _settings(args)
     _c, health = _rows(
         settings,
@@ -665,53 +664,24 @@ def cmd_evidence(args: argparse.Namespace) -> int:
         print(f"memstream evidence: no observations of workflow {args.workflow!r}", file=sys.stderr)
         return 1
     for ns, status, failures, corrected, missed, rate in health:
-        if status == "insufficient":
-            status = "too few observations to judge (3 in 7 days needed)"
         print(
-            f"{args.workflow} in {ns}: {status} (7 days: success rate {rate}, {failures} failed, "
-            f"{corrected} corrected, {missed} missed)"
+            f"{args.workflow} in {ns}: {status_text(status)} (7 days: success rate {rate}, "
+            f"{failures} failed, {corrected} corrected, {missed} missed)"
         )
-        _c, rows = _rows(
-            settings,
-            "SELECT occurred_at, outcome, detail FROM workflows WHERE namespace = ? AND "
-            "workflow = ? AND outcome <> 'success' ORDER BY occurred_at DESC LIMIT ?",
-            [ns, args.workflow, args.limit],
-        )
+        _c, rows = _rows(settings, *evidence_query(ns, args.workflow, args.limit))
         for at, outcome, detail in rows:
             print(f"  {str(at)[:19]}  {outcome:9}  {detail or ''}")
         if rows:
-            kinds = {outcome for _a, outcome, _d in rows}
             print("  suggestions:")
-            if "failure" in kinds:
-                print("   - add a regression test that replays the failing inputs above")
-            if "corrected" in kinds:
-                print(
-                    "   - tighten the rule or prompt that produced the corrected outputs; record the correction"
-                )
-            if "missed" in kinds:
-                print("   - add a trigger or rule for the missed cases (they never started)")
+            for line in suggestions({outcome for _a, outcome, _d in rows}):
+                print(f"   - {line}")
     return 0
 
 
 def cmd_gaps(args: argparse.Namespace) -> int:
-    from projections.duckdb_schema import GAP_MIN_SEARCHES, GAP_SCORE_THRESHOLD
+    from projections.reports import gaps_query
 
-    where = "AND namespace = ?" if args.namespace else ""
-    params: list[Any] = [args.days] + ([args.namespace] if args.namespace else [])
-    columns, rows = _rows(
-        _settings(args),
-        f"""
-        WITH ref AS (SELECT max(occurred_at) AS now FROM searches)
-        SELECT namespace, topic, count(*) AS searches, round(avg(coalesce(top_score, 0)), 4) AS avg_top_score,
-               list(DISTINCT query)[1:3] AS example_queries,
-               'document "' || topic || '": what do people ask about it, and where is the answer?' AS suggestion
-        FROM searches, ref
-        WHERE occurred_at >= ref.now - to_days(CAST(? AS INTEGER)) {where}
-        GROUP BY namespace, topic
-        HAVING count(*) >= {GAP_MIN_SEARCHES} AND avg(coalesce(top_score, 0)) < {GAP_SCORE_THRESHOLD}
-        ORDER BY searches DESC, avg_top_score""",
-        params,
-    )
+    columns, rows = _rows(_settings(args), *gaps_query(args.days, args.namespace))
     _print_table(columns, rows, sys.stdout)
     return 0
 
@@ -744,6 +714,23 @@ def cmd_evolve(args: argparse.Namespace) -> int:
         print(f"{r['namespace']}: {len(r['candidates'])} candidates, {mode}")
         for c in r["candidates"]:
             print(f"  {c['level']:9} {c['action']:10} {', '.join(c['memory_ids'])}")
+    return 0
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    from consumers.mcp_server import run
+
+    overrides = {
+        name: value
+        for name, value in (
+            ("mcp_namespace", args.namespace),
+            ("mcp_api_key", args.api_key),
+            ("mcp_api_url", args.api_url),
+        )
+        if value
+    }
+    settings = _settings(args).with_(**overrides)
+    run(settings, args.transport, host=args.host, port=args.port, path=args.path)
     return 0
 
 
@@ -789,6 +776,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--datadir", default=None)
     p.add_argument("--loglevel", default="warning")
     p.set_defaults(fn=cmd_worker)
+
+    p = sub.add_parser(
+        "mcp",
+        help="serve the memory to MCP clients (stdio for desktop and coding agents, "
+        "streamable HTTP for remote ones) through the running worker",
+    )
+    p.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+    p.add_argument("--namespace", help="serve this namespace only ($MEMSTREAM_MCP_NAMESPACE)")
+    p.add_argument("--api-key", help="the key presented over stdio ($MEMSTREAM_MCP_API_KEY)")
+    p.add_argument("--api-url", help="the worker's API (default: the running worker)")
+    p.add_argument("--host", default="127.0.0.1", help="HTTP: the address to listen on")
+    p.add_argument("--port", type=int, default=8765, help="HTTP: the port (0: a free one)")
+    p.add_argument("--path", default="/mcp", help="HTTP: the endpoint's path")
+    p.set_defaults(fn=cmd_mcp)
 
     p = sub.add_parser("dlq", help="show dead letters with their reasons")
     p.add_argument("--limit", type=int, default=20)

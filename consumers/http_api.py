@@ -97,6 +97,7 @@ class ApiService(Service):
 
     def __init__(self, settings: Settings, host: str, port: int, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        from consumers.http_insights import InsightRoutes
         from consumers.http_memory import MemoryRoutes
 
         self.settings = settings
@@ -115,6 +116,7 @@ class ApiService(Service):
         self.web.router.add_post("/v1/evolve", self.evolve)
         self.handles: dict[str, Any] = {}  # set by the worker: the agents' shared state
         self.memory.register(self.web)
+        InsightRoutes(self.memory).register(self.web)
 
     async def on_start(self) -> None:
         await self.memory.start()
@@ -213,12 +215,28 @@ class ApiService(Service):
         return json_response(out)
 
     async def consolidate(self, request: web.Request) -> web.Response:
-        """Run the dream cycle over this worker's partitions (dry run unless apply)."""
-        if (denied := self._admin(request)) is not None:
-            return denied
+        """Run the dream cycle over this worker's partitions (dry run unless apply). An admin
+        key may name any namespaces (or none: all of them); a scoped key only its own."""
+        from consumers.auth import AuthError, check
 
+        try:
+            grant = self.memory.grant(request)
+        except AuthError as e:
+            return error(e.status, e.code, e.message)
         body = await read_json(request) if request.can_read_body else {}
         namespaces, at = _namespaces(body), _at(body)
+        if not grant.admin:
+            if not namespaces:
+                return error(
+                    403,
+                    "forbidden",
+                    "name the namespaces: a scoped key may consolidate only its own",
+                )
+            try:
+                for ns in sorted(namespaces):
+                    check(grant, ns)
+            except AuthError as e:
+                return error(e.status, e.code, e.message)
         states = self.handles.get("states")
         learning = self.handles.get("learning")
         if states is None or learning is None:

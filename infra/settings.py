@@ -68,6 +68,12 @@ class Settings:
     api_host: str = "127.0.0.1"
     api_port: int = 0  # 0: a free port, recorded in <data_dir>/worker.json
     api_keys: str | None = None  # "key=ns1|ns2,admin=*" (see consumers/auth.py); unset: open API
+    # MCP server (`memstream mcp`): the namespace it serves (unset: the one the caller's key
+    # reaches, or a tool's namespace argument), the key it presents over stdio, and the
+    # worker's API (unset: the running worker of data_dir)
+    mcp_namespace: str | None = None
+    mcp_api_key: str | None = None
+    mcp_api_url: str | None = None
     extra: dict[str, str] = field(default_factory=dict)
 
     @property
