@@ -69,6 +69,10 @@ NS_QUERY = [{"name": "namespace", "in": "query", "required": True, "schema": NS}
 ID_PATH = [{"name": "memory_id", "in": "path", "required": True, "schema": {"type": "string"}}]
 
 
+def _int_query(name: str) -> dict[str, Any]:
+    return {"name": name, "in": "query", "schema": {"type": "integer", "minimum": 1}}
+
+
 def document() -> dict[str, Any]:
     return {
         "openapi": "3.1.0",
@@ -234,6 +238,66 @@ def document() -> dict[str, Any]:
                         }
                     ),
                     "responses": _ok("queued", QUEUED),
+                }
+            },
+            "/v1/whoami": {
+                "get": {"responses": _ok("the namespaces the presented key reaches (* = all)")}
+            },
+            "/v1/gaps": {
+                "get": {
+                    "summary": "knowledge gaps: topics searched often, answered poorly",
+                    "parameters": [*NS_QUERY, _int_query("days")],
+                    "responses": _ok("gaps"),
+                }
+            },
+            "/v1/workflows/health": {
+                "get": {
+                    "summary": "workflow health with the unsuccessful runs behind it",
+                    "parameters": [
+                        *NS_QUERY,
+                        {"name": "workflow", "in": "query", "schema": {"type": "string"}},
+                        _int_query("limit"),
+                    ],
+                    "responses": _ok("workflows"),
+                }
+            },
+            "/v1/audit": {
+                "get": {
+                    "summary": "the namespace's memories as they stood at a time",
+                    "parameters": [
+                        *NS_QUERY,
+                        {
+                            "name": "as_of",
+                            "in": "query",
+                            "required": True,
+                            "schema": {"type": "string", "format": "date-time"},
+                        },
+                    ],
+                    "responses": _ok("memories"),
+                }
+            },
+            "/v1/memories/{memory_id}/audit": {
+                "get": {
+                    "summary": "the causal chain of a memory",
+                    "parameters": [*ID_PATH, *NS_QUERY],
+                    "responses": _ok("steps"),
+                }
+            },
+            "/v1/consolidate": {
+                "post": {
+                    "summary": "the dream cycle (a dry run unless apply); a scoped key names its "
+                    "own namespaces",
+                    "requestBody": _body(
+                        {
+                            "type": "object",
+                            "properties": {
+                                "apply": {"type": "boolean"},
+                                "namespaces": {"type": "array", "items": NS},
+                                "at": {"type": "string", "format": "date-time"},
+                            },
+                        }
+                    ),
+                    "responses": _ok("one report per namespace"),
                 }
             },
             "/sql": {
