@@ -630,6 +630,79 @@ def cmd_consolidate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _worker_client(args: argparse.Namespace, command: str) -> Any:
+    """An httpx client for the running worker's API, or an exit code after saying why."""
+    import httpx
+
+    from streams.status import running_worker
+
+    settings = _settings(args)
+    worker = running_worker(settings.data_dir)
+    if worker is None:
+        print(f"memstream {command}: no running worker (start `memstream worker`)", file=sys.stderr)
+        return 2
+    key = _api_key(settings)
+    return httpx.Client(
+        base_url=worker["api_url"],
+        timeout=60,
+        headers={"Authorization": f"Bearer {key}"} if key else {},
+    )
+
+
+def cmd_context(args: argparse.Namespace) -> int:
+    import orjson
+
+    client = _worker_client(args, "context")
+    if isinstance(client, int):
+        return client
+    body: dict[str, Any] = {"namespace": args.namespace, "budget": args.budget, "k": args.k}
+    if args.query:
+        body["query"] = args.query
+    if args.session:
+        body["session_id"] = args.session
+    with client:
+        response = client.post("/v1/context", json=body)
+    answer = response.json()
+    if response.status_code != 200:
+        error = answer.get("error", {})
+        where = f" ({error['path']})" if error.get("path") else ""
+        print(f"memstream context: {error.get('message', response.text)}{where}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(orjson.dumps(answer, option=orjson.OPT_INDENT_2).decode())
+    else:
+        sys.stdout.write(answer["text"])
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    """MEMORY.md per namespace: the hot memory block, as the context call shows it."""
+    client = _worker_client(args, "export")
+    if isinstance(client, int):
+        return client
+    out = Path(args.out)
+    with client:
+        namespaces = args.namespace
+        if not namespaces:
+            response = client.post(
+                "/sql", json={"sql": "SELECT DISTINCT namespace FROM memories ORDER BY 1"}
+            )
+            if response.status_code != 200:
+                print(f"memstream export: {response.text[:300]}", file=sys.stderr)
+                return 1
+            namespaces = [row[0] for row in response.json()["rows"]]
+        for ns in namespaces:
+            response = client.get("/v1/memory.md", params={"namespace": ns})
+            if response.status_code != 200:
+                print(f"memstream export: {ns}: {response.text[:300]}", file=sys.stderr)
+                return 1
+            path = out / ns / "MEMORY.md"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(response.text)
+            print(f"{path}")
+    return 0
+
+
 def _rows(
     settings: Settings, sql: str, params: list[Any] | None = None
 ) -> tuple[list[str], list[tuple[Any, ...]]]:
@@ -844,6 +917,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--at", help="event time of the cycle (default: each partition's newest event)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(fn=cmd_consolidate)
+
+    p = sub.add_parser(
+        "context", help="what to put into a prompt: hot memory, the session, the recall"
+    )
+    p.add_argument("--namespace", required=True)
+    p.add_argument("--session", help="add the session's working set (at most 9 memories)")
+    p.add_argument("--query", help="add what recall finds for this question")
+    p.add_argument("--budget", type=int, default=1000, help="tokens (about 4 characters each)")
+    p.add_argument("-k", type=int, default=10, help="recall results to consider")
+    p.add_argument("--json", action="store_true", help="the block with its memory ids")
+    p.set_defaults(fn=cmd_context)
+
+    p = sub.add_parser("export", help="write MEMORY.md (the hot memory) per namespace")
+    p.add_argument("--format", choices=["markdown"], default="markdown")
+    p.add_argument("--namespace", action="append", help="only these (repeatable)")
+    p.add_argument("--out", default="memory-export", help="directory (default memory-export)")
+    p.set_defaults(fn=cmd_export)
 
     p = sub.add_parser(
         "health",

@@ -95,6 +95,17 @@ class _Requests:
         }
 
     @staticmethod
+    def context(
+        ns: str, query: str | None, session_id: str | None, budget: int, k: int
+    ) -> dict[str, Any]:
+        body: dict[str, Any] = {"namespace": ns, "budget": budget, "k": k}
+        if query is not None:
+            body["query"] = query
+        if session_id is not None:
+            body["session_id"] = session_id
+        return body
+
+    @staticmethod
     def recall(query: str, ns: str, k: int, filters: Mapping[str, Any] | None) -> dict[str, Any]:
         f = dict(filters or {})
         as_of = f.pop("as_of", None)
@@ -189,6 +200,22 @@ class Memory:
                 self._http.post("/v1/recall", json=_Requests.recall(query, namespace, k, filters))
             )
         )
+
+    def context(
+        self,
+        *,
+        namespace: str | None = None,
+        user_id: str | None = None,
+        query: str | None = None,
+        session_id: str | None = None,
+        budget: int = 1000,
+        k: int = 10,
+    ) -> dict[str, Any]:
+        """What to put into the prompt: hot memory, the session's working set and the recall
+        for ``query``, within ``budget`` tokens. ``text`` is ready for a system prompt;
+        ``memory_ids`` (and ``query_id``) are what feedback can target."""
+        body = _Requests.context(_scope(user_id, None, namespace), query, session_id, budget, k)
+        return dict(_checked(self._http.post("/v1/context", json=body)))
 
     def get(
         self, memory_id: str, *, user_id: str | None = None, namespace: str | None = None
@@ -313,6 +340,19 @@ class AsyncMemory:
     ) -> dict[str, Any]:
         body = _Requests.recall(query, namespace, k, filters)
         return dict(_checked(await self._http.post("/v1/recall", json=body)))
+
+    async def context(
+        self,
+        *,
+        namespace: str | None = None,
+        user_id: str | None = None,
+        query: str | None = None,
+        session_id: str | None = None,
+        budget: int = 1000,
+        k: int = 10,
+    ) -> dict[str, Any]:
+        body = _Requests.context(_scope(user_id, None, namespace), query, session_id, budget, k)
+        return dict(_checked(await self._http.post("/v1/context", json=body)))
 
     async def get(
         self, memory_id: str, *, user_id: str | None = None, namespace: str | None = None

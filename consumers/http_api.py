@@ -117,6 +117,9 @@ class ApiService(Service):
         self.handles: dict[str, Any] = {}  # set by the worker: the agents' shared state
         self.memory.register(self.web)
         InsightRoutes(self.memory).register(self.web)
+        from consumers.http_context import ContextRoutes
+
+        ContextRoutes(self.memory).register(self.web)
 
     async def on_start(self) -> None:
         await self.memory.start()

@@ -67,6 +67,7 @@ class Settings:
     )
     api_host: str = "127.0.0.1"
     api_port: int = 0  # 0: a free port, recorded in <data_dir>/worker.json
+    hot_max_bytes: int = 5 * 1024  # the hot memory block's hard cap (core/hot_memory.py)
     api_keys: str | None = None  # "key=ns1|ns2,admin=*" (see consumers/auth.py); unset: open API
     # MCP server (`memstream mcp`): the namespace it serves (unset: the one the caller's key
     # reaches, or a tool's namespace argument), the key it presents over stdio, and the

@@ -1,0 +1,117 @@
+"""The context call through the broker, defaults and the rule extractor: who the user is,
+a lesson and an open task survive a month of other conversation and are in the block an
+agent puts into its prompt, without a query; a task reported done leaves it; the budget
+holds; a question adds what recall finds; MEMORY.md is exported per namespace."""
+
+from __future__ import annotations
+
+import random
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from consumers.client import Memory, MemstreamError
+from infra.settings import Settings
+from tests.harness import WorkerProcess, memstream
+
+pytestmark = pytest.mark.integration
+
+T0 = datetime(2024, 3, 1, 9, tzinfo=UTC)
+CHATTER = [
+    "I watched a documentary about whales last night.",
+    "The weather has been rainy all week.",
+    "I tried a new pasta recipe with lemon and capers.",
+    "My neighbour's dog barked at the mail carrier again.",
+    "I finally repotted the fern in the kitchen.",
+    "We played board games with friends on Saturday.",
+]
+
+
+def _turns(texts: list[str]) -> list[dict[str, Any]]:
+    return [{"role": "user", "content": t, "speaker": "Rosa"} for t in texts]
+
+
+@pytest.fixture(scope="module")
+def rosa(settings: Settings, worker: WorkerProcess) -> str:
+    ns = f"ctx-{random.randrange(10**8)}"
+    with Memory(settings=settings) as mem:
+        mem.add(
+            _turns(
+                [
+                    "My name is Rosa Delgado.",
+                    "I live in Valencia.",
+                    "From now on, always run the tests before pushing.",
+                    "I will send the grant proposal to Marcus by Friday.",
+                    "I promised to call the plumber next week.",
+                ]
+            ),
+            user_id=ns,
+            run_id="s0",
+            occurred_at=T0,
+        )
+        for day in range(1, 31):
+            mem.add(
+                _turns([CHATTER[day % len(CHATTER)], CHATTER[(day * 5) % len(CHATTER)]]),
+                user_id=ns,
+                run_id=f"s{day}",
+                occurred_at=T0 + timedelta(days=day),
+            )
+        mem.add(
+            _turns(["I sent the grant proposal to Marcus this morning."]),
+            user_id=ns,
+            run_id="s31",
+            occurred_at=T0 + timedelta(days=31),
+        )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            texts = [r["memory"] for r in mem.get_all(user_id=ns)["results"]]
+            if any("sent the grant proposal" in t for t in texts):
+                break
+            time.sleep(0.5)
+    return ns
+
+
+def test_identity_lesson_and_open_task_survive_a_month(settings: Settings, rosa: str) -> None:
+    with Memory(settings=settings) as mem:
+        block = mem.context(namespace=rosa)
+    text = block["text"]
+    sections = block["hot"]["sections"]
+    assert any("Rosa" in i["text"] for i in sections["identity"]), sections
+    assert any("Valencia" in i["text"] for i in sections["profile"]), sections
+    assert any("run the tests before pushing" in i["text"] for i in sections["lessons"])
+    tasks = [i["text"] for i in sections["tasks"]]
+    assert any("plumber" in t for t in tasks), tasks
+    # done a month later: the grant task left the block, and the block says why
+    assert not any("grant proposal to Marcus by" in t for t in tasks), tasks
+    assert block["hot"]["completed_tasks"]
+    assert "## Identity" in text and "plumber" in text
+    assert block["tokens"] <= block["budget"] and set(block["memory_ids"])
+
+
+def test_a_question_adds_recall_within_the_budget(settings: Settings, rosa: str) -> None:
+    with Memory(settings=settings) as mem:
+        block = mem.context(namespace=rosa, query="what did Rosa cook?", budget=400)
+        assert block["tokens"] <= 400 and block["query_id"]
+        # the answer is in the block once: from the hot memory or from recall, never twice
+        assert block["text"].count("pasta recipe") == 1, block["text"]
+        hot_ids = {i["memory_id"] for items in block["hot"]["sections"].values() for i in items}
+        assert block["recalled"] and not hot_ids & {r["memory_id"] for r in block["recalled"]}
+        assert "Relevant to the question" in block["text"]
+        tiny = mem.context(namespace=rosa, budget=40)
+        assert tiny["tokens"] <= 40 and tiny["hot"]["dropped"] > 0
+        with pytest.raises(MemstreamError) as info:
+            mem.context(namespace=rosa, budget=0)
+        assert info.value.path == "budget"
+
+
+def test_cli_context_and_memory_md_export(settings: Settings, rosa: str, tmp_path: Path) -> None:
+    out = memstream(settings, "context", "--namespace", rosa, "--query", "where does Rosa live?")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith(f"# Memory of {rosa}") and "Valencia" in out.stdout
+    export = memstream(settings, "export", "--namespace", rosa, "--out", str(tmp_path))
+    assert export.returncode == 0, export.stderr
+    md = (tmp_path / rosa / "MEMORY.md").read_text()
+    assert "## Identity" in md and "Rosa" in md and len(md.encode()) <= 5 * 1024
