@@ -21,6 +21,7 @@ from aiohttp import web
 from consumers.auth import AuthError, Grant, check, grant_for, parse_keys
 from consumers.http_api import error, json_response, read_json
 from consumers.producer import AsyncProducer, turn_event
+from consumers.recall_pool import RecallBusy
 from infra.settings import Settings
 from schemas.envelope import NAMESPACE_RE, make_event
 from schemas.errors import EventValidationError
@@ -143,6 +144,11 @@ class MemoryRoutes:
         except AuthError as e:
             self.metrics["auth_rejected"] += 1
             return error(e.status, e.code, e.message)
+        except RecallBusy as e:
+            self.metrics["recalls_rejected_busy"] += 1
+            busy = error(429, "too_many_recalls", str(e))
+            busy.headers["Retry-After"] = str(e.retry_after)
+            return busy
         except EventValidationError as e:
             self.metrics["invalid_requests"] += 1
             return json_response(

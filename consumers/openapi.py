@@ -39,6 +39,11 @@ def _ok(description: str, schema: dict[str, Any] | None = None) -> dict[str, Any
     return {"200": out, "400": ERROR, "401": ERROR, "403": ERROR}
 
 
+def _busy(responses: dict[str, Any]) -> dict[str, Any]:
+    """A recall route: 429 with Retry-After when the bounded recall queue is full."""
+    return {**responses, "429": {**ERROR, "description": "too many recalls; see Retry-After"}}
+
+
 QUEUED = {
     "type": "object",
     "properties": {"event_id": {"type": "string"}, "status": {"const": "queued"}},
@@ -148,7 +153,7 @@ def document() -> dict[str, Any]:
                             },
                         }
                     ),
-                    "responses": _ok("results"),
+                    "responses": _busy(_ok("results")),
                 }
             },
             "/v1/recall": {
@@ -168,7 +173,7 @@ def document() -> dict[str, Any]:
                             },
                         }
                     ),
-                    "responses": _ok("ranked, explained memories", RECALL),
+                    "responses": _busy(_ok("ranked, explained memories", RECALL)),
                 }
             },
             "/v1/memories/{memory_id}": {

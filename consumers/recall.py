@@ -10,7 +10,6 @@ Q-learning and gap reports see it.
 
 from __future__ import annotations
 
-import asyncio
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -19,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from consumers.recall_pool import RecallPool
 from core.decompose import decompose
 from core.embedding import Embedder
 from core.fusion import convex_fusion, merge_parts, ranked
@@ -97,8 +97,10 @@ class RecallService:
         usage: UsageLookup | None = None,
         pairs: PairLookup | None = None,
         publish: Publisher | None = None,
+        pool: RecallPool | None = None,
     ) -> None:
         self.store = store
+        self.pool = pool or RecallPool()
         self.embedder = embedder
         self.sparse = sparse
         self.usage = usage
@@ -128,17 +130,21 @@ class RecallService:
         query_id: str | None = None,
         now: datetime | None = None,
         record: bool = True,
+        wait: bool = False,
     ) -> RecallResult:
-        result = await asyncio.to_thread(
-            self.recall_sync,
-            namespace,
-            query,
-            k=k,
-            as_of=as_of,
-            include_superseded=include_superseded,
-            session_id=session_id,
-            query_id=query_id,
-            now=now,
+        """Runs on the bounded recall pool: RecallBusy when it is full (unless ``wait``)."""
+        result = await self.pool.run(
+            lambda: self.recall_sync(
+                namespace,
+                query,
+                k=k,
+                as_of=as_of,
+                include_superseded=include_superseded,
+                session_id=session_id,
+                query_id=query_id,
+                now=now,
+            ),
+            wait=wait,
         )
         if record and self.publish is not None and result.intent != "none":
             # Searches that found nothing are recorded too: they are what gap reports are made of.

@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from consumers.recall import Publisher, RecallService
+from consumers.recall_pool import RecallPool
 from core.sparse import BM25Encoder
 from infra.settings import Settings
 from projections.factory import embedder
@@ -49,4 +50,5 @@ def recall_service_for(
         usage=usage,
         pairs=pairs,
         publish=publish,
+        pool=RecallPool(settings.recall_threads, settings.recall_max_pending),
     )

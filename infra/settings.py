@@ -61,6 +61,9 @@ class Settings:
     embedder: str = "hashing"
     embed_model: str | None = None
     embed_dim: int | None = None
+    # recalls run on their own threads; past this many queued, HTTP answers 429 (Retry-After)
+    recall_threads: int = 2
+    recall_max_pending: int = 8
     # worker
     projections: str = (
         "duckdb,qdrant,archive"  # which read models this worker keeps ("none" for none)

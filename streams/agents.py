@@ -122,6 +122,7 @@ def recall_responder(
                 include_superseded=req.include_superseded,
                 session_id=env.session_id,
                 query_id=req.query_id,
+                wait=True,  # the topic is the queue: wait for a slot, never refuse
             )
             answer = RecallAnswered(
                 query_id=req.query_id,

@@ -165,7 +165,13 @@ async def load_partition(
     state = PartitionState(partition, embedder)
     await _fold_partition(bootstrap, topic, partition, limits, idle, state.apply)
     if access_topic:
-        await _fold_partition(bootstrap, access_topic, partition, limits, idle, state.apply_access)
+        # Up to the end found at the start only: every recall appends to the access topic, so
+        # under a steady recall load it is never quiet and following it would hold the write
+        # path back for as long as the recalls go on. Later accesses reach the state through
+        # the access tracker, which folds each one it reads (repeats are recognised by id).
+        await _fold_partition(
+            bootstrap, access_topic, partition, limits, idle, state.apply_access, follow=False
+        )
     log.info(
         "partition %d loaded: %d events, %d namespaces",
         partition,
@@ -182,8 +188,13 @@ async def _fold_partition(
     limits: Limits,
     idle: float,
     apply: Callable[[Any], Any],
+    *,
+    follow: bool = True,
 ) -> None:
-    """Apply every record of one partition, from the start until the log is idle."""
+    """Apply every record of one partition from the start: to the end offset found at the
+    start, then (``follow``) on until the log is idle for ``idle`` seconds. Only the
+    partition's owner writes to the memory log, so following it ends; other topics may be
+    written to by anyone at any rate."""
     consumer = AIOKafkaConsumer(
         bootstrap_servers=bootstrap, enable_auto_commit=False, group_id=None
     )
@@ -209,6 +220,10 @@ async def _fold_partition(
                     apply(decode(record.value, limits=limits))
                 except EventValidationError as e:  # agents dead-lettered it already; state skips it
                     log.warning("%s[%d]@%d unreadable: %s", topic, partition, record.offset, e)
+            # A fetch returns whole record batches, so this also covers the embedded broker's
+            # end offset for a batched write (reported as the batch's first offset + 1).
+            if not follow and position >= end:
+                break
     finally:
         await consumer.stop()
 
