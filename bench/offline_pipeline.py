@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from core.buffer_policy import BufferConfig, trigger_on_append
-from core.embedding import HashingEmbedder
+from core.embedding import Embedder
 from core.gate import GateConfig
 from core.namespace_memory import NamespaceMemory
 from core.signals import scan
@@ -50,11 +50,20 @@ def run_offline(
     )
 
 
+def configured_embedder() -> Embedder:
+    """The embedder ``MEMSTREAM_EMBEDDER`` names (hashing by default), built once, so the
+    offline pipeline and the evaluation compare texts the way a configured worker does."""
+    from infra.settings import load
+    from projections.factory import embedder
+
+    return embedder(load())
+
+
 async def _run(
     turns: list[Mapping[str, Any]], extractor: Extractor, config: BufferConfig, gate: GateConfig
 ) -> OfflineRun:
     out = OfflineRun()
-    embedder = HashingEmbedder()
+    embedder = configured_embedder()
     memories: dict[str, NamespaceMemory] = {}
     buffers: dict[tuple[str, str], list[BufferedTurn]] = {}
     watermark: dict[str, datetime] = {}

@@ -40,9 +40,9 @@ import numpy as np
 
 from bench import beam_data
 from bench.eval_data import load_conversations, load_questions
-from bench.offline_pipeline import run_offline
+from bench.offline_pipeline import configured_embedder, run_offline
 from consumers.recall import RecallResult, RecallService
-from core.embedding import HashingEmbedder
+from core.embedding import Embedder
 from core.sparse import BM25Encoder
 from core.tokens import tokenize
 from projections.port import LogRecord
@@ -168,7 +168,7 @@ class BM25Turns:
 
 
 class DenseTurns:
-    def __init__(self, turns: Sequence[Mapping[str, Any]], embedder: HashingEmbedder) -> None:
+    def __init__(self, turns: Sequence[Mapping[str, Any]], embedder: Embedder) -> None:
         self.ids = [t["turn_id"] for t in turns]
         self.matrix = embedder.embed([t["text"] for t in turns])
         self.embedder = embedder
@@ -210,7 +210,7 @@ def build_pipeline(turns: Sequence[dict[str, Any]]) -> Pipeline:
         at = datetime.fromisoformat(t["occurred_at"])
         last_turn[t["namespace"]] = max(last_turn.get(t["namespace"], at), at)
     run = run_offline(turns)
-    embedder, sparse = HashingEmbedder(), BM25Encoder()
+    embedder, sparse = configured_embedder(), BM25Encoder()
     store = EdgeRetrievalStore(
         tempfile.mkdtemp(prefix="memstream-eval-"), CollectionSpec.for_models(embedder, sparse)
     )
@@ -229,7 +229,7 @@ def evaluate_set(
     for t in eval_set.turns:
         by_ns[t["namespace"]].append(t)
     pipeline = build_pipeline(eval_set.turns)
-    embedder = HashingEmbedder()
+    embedder = configured_embedder()
     bm25 = {ns: BM25Turns(ts) for ns, ts in by_ns.items()}
     dense = {ns: DenseTurns(ts, embedder) for ns, ts in by_ns.items()}
     scores = {
