@@ -208,7 +208,17 @@ def register_write_path(
             await write_path.process_batch(list(events))
 
     app.agent(topics["turns"], name="write-path", concurrency=1)(write_path_agent)
-    app.timer(1.0, name="write-path-flush-due")(write_path.flush_due)
+
+    async def flush_due() -> None:
+        try:
+            await write_path.flush_due()
+        except Exception:
+            if app.producer is not None and app.producer.started:
+                raise
+            # stopping mid-flush: the held turns were not acknowledged and are re-read
+            log.info("idle flush cut short by shutdown")
+
+    app.timer(1.0, name="write-path-flush-due")(flush_due)
     return write_path
 
 
@@ -273,7 +283,20 @@ def register_agents(
             handles, sink, topics["recall_replies"].get_topic_name(), settings
         ),
     }
-    app.timer(5.0, name="maintenance")(maintenance.tick)
+
+    async def maintenance_tick() -> None:
+        if app.producer is None or not app.producer.started:
+            return  # starting or stopping: a tick now could not send its events
+        try:
+            await maintenance.tick()
+        except Exception:
+            if app.producer is not None and app.producer.started:
+                raise
+            # the worker began stopping during the tick (NotReady from the producer): the
+            # tier check is redone from the log by the next worker, so this is not a crash
+            log.info("maintenance tick cut short by shutdown")
+
+    app.timer(5.0, name="maintenance")(maintenance_tick)
     for role, name in INPUT_AGENTS.items():
         handles[name] = IntakeStats()
         register_agent(
