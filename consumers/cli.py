@@ -305,6 +305,15 @@ def cmd_replay(args: argparse.Namespace) -> int:
     layout = Layout(settings.data_path)
     kinds = [k for k in ALL if k != "archive"] if args.projection == "all" else [args.projection]
     until = _parse_time(args.until) if args.until else None
+    if until is None and not args.no_switch and running_worker(settings.data_dir):
+        # switching under a running worker left it writing to the old copy while readers
+        # moved to the new one, which nothing kept current once the worker stopped
+        print(
+            "memstream replay: a worker is running on this data directory; stop it first, "
+            "or rebuild side by side with --no-switch (or `memstream verify`)",
+            file=sys.stderr,
+        )
+        return 2
     for kind in kinds:
         version = layout.next_version(kind)
         progress = Progress(
@@ -329,8 +338,6 @@ def cmd_replay(args: argparse.Namespace) -> int:
         if until is None and not args.no_switch:
             layout.switch(kind, version)
             print(f"{kind}: CURRENT -> {version}")
-    if running_worker(settings.data_dir) and not args.no_switch and until is None:
-        print("a worker is running: it keeps its open version until it restarts")
     return 0
 
 

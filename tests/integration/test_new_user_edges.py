@@ -203,3 +203,9 @@ def test_ingest_wait_without_a_worker_says_so(settings: Settings, tmp_path: Path
     )
     out = memstream(alone, "ingest", str(path), "--wait", "--wait-timeout", "5")
     assert out.returncode == 3 and "needs a running worker" in out.stderr
+
+
+def test_replay_refuses_to_switch_under_a_running_worker(settings: Settings, ns: str) -> None:
+    out = memstream(settings, "replay", "--projection", "duckdb", "--progress", "off")
+    assert out.returncode == 2 and "a worker is running" in out.stderr
+    assert "rebuilt" not in out.stdout  # refused before doing any work
