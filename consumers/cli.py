@@ -179,8 +179,13 @@ def _api_key(settings: Settings) -> str | None:
 def cmd_worker(args: argparse.Namespace) -> int:
     from streams.worker import run_worker
 
+    settings = _settings(args)
     run_worker(
-        _settings(args), web_port=args.web_port, datadir=args.datadir, loglevel=args.loglevel
+        settings,
+        web_port=args.web_port,
+        # one setting places everything: faust's own directory lives under the data directory
+        datadir=args.datadir or str(Path(settings.data_dir) / "worker"),
+        loglevel=args.loglevel,
     )
     return 0
 
@@ -853,7 +858,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("worker", help="run a stream worker (creates topics first)")
     p.add_argument("--web-port", type=int, default=None)
-    p.add_argument("--datadir", default=None)
+    p.add_argument(
+        "--datadir",
+        default=None,
+        help="faust's directory (default: <MEMSTREAM_DATA_DIR>/worker); only to run a second "
+        "worker on the same data directory",
+    )
     p.add_argument("--loglevel", default="warning")
     p.set_defaults(fn=cmd_worker)
 

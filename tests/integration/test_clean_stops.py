@@ -57,3 +57,31 @@ def test_sigterm_under_load_exits_cleanly(
     assert worker.proc is not None
     assert worker.proc.returncode == 0, worker.log.read_text()[-3000:]
     assert "Traceback" not in worker.log.read_text()
+
+
+def test_one_data_directory_places_everything(settings: Settings, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from streams.status import wait_until_ready
+    from tests.harness import ROOT, settings_env
+
+    own = settings.with_(
+        topic_prefix=f"dirs{random.randrange(10**6)}", data_dir=str(tmp_path / "data")
+    )
+    started = time.time()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "consumers.cli", "worker"],  # no --datadir
+        env=settings_env(own),
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        wait_until_ready(tmp_path / "data" / "worker", 60, after=started)
+        assert (tmp_path / "data" / "worker.json").exists()
+    finally:
+        proc.terminate()
+        out, _ = proc.communicate(timeout=30)
+    assert proc.returncode == 0, out.decode()[-2000:]
+    assert b"memstream worker: ready" in out
