@@ -79,6 +79,9 @@ class BM25Encoder:
     memory never depends on what else is stored (projections must be rebuildable from
     the log alone). Memories are short claims; 16 tokens after stopword removal is the
     expected size. Changing any parameter changes ``version``, hence the collection.
+    Version 2: the retrieval projection's documents are a memory's text plus its source
+    turns' words (``projections.qdrant_projection.lexical_document``), so a collection
+    built from text alone is rebuilt from the log rather than mixed.
     """
 
     k1: float = 1.2
@@ -94,7 +97,7 @@ class BM25Encoder:
 
     @property
     def version(self) -> str:
-        return f"1-k{self.k1:g}-b{self.b:g}-avg{self.avg_doc_len:g}-{self.tokenizer.version}"
+        return f"2-k{self.k1:g}-b{self.b:g}-avg{self.avg_doc_len:g}-{self.tokenizer.version}"
 
     def encode_document(self, text: str) -> SparseVector:
         tokens = self.tokenizer(text)

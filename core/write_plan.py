@@ -40,6 +40,11 @@ from schemas.events import (
 from schemas.ids import derived_id
 
 SCANNER_VERSION = "signals-v1"
+#: Characters of the source turns a new or updated memory carries in its evidence
+#: (``source_text``), for the lexical index: a memory is a sentence cut from a turn, and a
+#: question often uses the turn's other words ("what profession do I work in" against
+#: "User is trying to decide where to start with probability", said by a teacher).
+SOURCE_TEXT_CHARS = 2000
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,6 +160,16 @@ def plan_flush(
     return events
 
 
+def source_text(sources: Sequence[BufferedTurn], limit: int = SOURCE_TEXT_CHARS) -> str:
+    """The words of the turns a fact was extracted from, joined, at most ``limit`` characters
+    (cut at a word boundary)."""
+    text = " ".join(" ".join(t.text.split()) for t in sources)
+    if len(text) <= limit:
+        return text
+    cut = text[:limit]
+    return cut.rsplit(" ", 1)[0] if " " in cut else cut
+
+
 def _fields(payload: TurnsExtracted) -> dict[str, Any]:
     return {name: getattr(payload, name) for name in payload.__dataclass_fields__}
 
@@ -242,7 +257,11 @@ def _plan_fact(
                     content_hash=content_hash(ns, merged),
                     entities=list(fact.entities),
                     source_turn_ids=turn_ids,
-                    evidence={**evidence, "new_text": fact.text},
+                    evidence={
+                        **evidence,
+                        "new_text": fact.text,
+                        "source_text": source_text(sources),
+                    },
                 ),
                 "update",
             )
@@ -271,7 +290,11 @@ def _plan_fact(
             subject=fact.subject,
             slot=fact.slot,
             pinned=flashbulb_rule,
-            evidence={**evidence, "signals": {t.turn_id: list(t.signal.reasons) for t in sources}},
+            evidence={
+                **evidence,
+                "signals": {t.turn_id: list(t.signal.reasons) for t in sources},
+                "source_text": source_text(sources),
+            },
         ),
         "create",
     )

@@ -3,7 +3,15 @@
 Each point carries the full memory state (``extra["state"]``) and the log position that
 last wrote it; an event at or before that position is skipped, and each partition's
 checkpoint only moves forward, so replays and duplicate deliveries leave the store as is.
-Vectors are recomputed only when a memory's text changes.
+Vectors are recomputed only when a memory's text (or source text) changes.
+
+The lexical (sparse) vector indexes the memory's text *and* the words of the turns it was
+extracted from (``source_text`` in the evidence of ``MemoryCreated`` / ``MemoryUpdated``,
+kept on the point as ``extra["source_text"]``): a memory is one sentence cut from a turn,
+and questions use the turn's other words. The dense vector and everything shown stay the
+memory's own text. Measured on BEAM's development split (``bench/retrieval_eval.py``),
+turn-budgeted evidence recall@10 went from 0.421 to 0.462 and on the own set from 0.624 to
+0.631.
 """
 
 from __future__ import annotations
@@ -22,12 +30,34 @@ from projections.port import ApplyStats, LogRecord, Projection
 from projections.retrieval import LogPosition, MemoryPayload, MemoryPoint, RetrievalStore
 from schemas.envelope import DEFAULT_LIMITS, Envelope, Limits, decode
 from schemas.errors import EventValidationError
-from schemas.events import MEMORY_TYPES
+from schemas.events import MEMORY_TYPES, MemoryCreated, MemoryUpdated
 
 MEMORY_TYPE_NAMES = frozenset(cls.TYPE for cls in MEMORY_TYPES)  # type: ignore[attr-defined]
+SOURCE_TEXT_MAX = 4000  # characters of source text one point keeps (updates add to it)
 
 
-def payload_for(state: MemoryState) -> MemoryPayload:
+def source_text_after(before: str, env: Envelope[Any]) -> str:
+    """The source text a point keeps after ``env``: a creation sets it, an update adds the
+    new fact's turns (once), anything else leaves it."""
+    p = env.payload
+    if not isinstance(p, MemoryCreated | MemoryUpdated):
+        return before
+    added = p.evidence.get("source_text")
+    if not isinstance(added, str) or not added:
+        return "" if isinstance(p, MemoryCreated) else before
+    if isinstance(p, MemoryCreated):
+        return added[:SOURCE_TEXT_MAX]
+    if added in before:
+        return before
+    return f"{before} {added}".strip()[:SOURCE_TEXT_MAX]
+
+
+def lexical_document(text: str, source_text: str) -> str:
+    """What the sparse vector indexes: the memory's text, then its source turns' words."""
+    return f"{text} {source_text}" if source_text else text
+
+
+def payload_for(state: MemoryState, source_text: str = "") -> MemoryPayload:
     return MemoryPayload(
         text=state.text,
         status=state.status,
@@ -41,7 +71,7 @@ def payload_for(state: MemoryState) -> MemoryPayload:
         q_value=state.q_value,
         source_turn_ids=state.source_turn_ids,
         entities=state.entities,
-        extra={"state": to_json(state)},
+        extra={"state": to_json(state), **({"source_text": source_text} if source_text else {})},
     )
 
 
@@ -112,18 +142,21 @@ class QdrantProjection(Projection):
             if after is None:
                 continue
             stats.applied += 1
-            reuse = (
-                point is not None
-                and before is not None
-                and before.text == after.text
-                and point.dense
-            )
+            source_before = str(point.payload.extra.get("source_text", "")) if point else ""
+            source = source_text_after(source_before, env) if point else source_text_after("", env)
+            same_text = point is not None and before is not None and before.text == after.text
+            reuse_dense = same_text and point is not None and bool(point.dense)
+            reuse_sparse = reuse_dense and source == source_before
             changed[key] = MemoryPoint.build(
                 memory_id=after.memory_id,
                 namespace=after.namespace,
-                dense=point.dense if reuse and point else self.embedder.embed([after.text])[0],
-                sparse=point.sparse if reuse and point else self.sparse.encode_document(after.text),
-                payload=payload_for(after),
+                dense=point.dense
+                if reuse_dense and point
+                else self.embedder.embed([after.text])[0],
+                sparse=point.sparse
+                if reuse_sparse and point
+                else self.sparse.encode_document(lexical_document(after.text, source)),
+                payload=payload_for(after, source),
                 position=pos,
             )
         if changed:
