@@ -67,6 +67,15 @@ def bearer(headers: Mapping[str, str] | None) -> str | None:
     return lowered.get("x-api-key") or None
 
 
+def _answer(response: httpx.Response) -> Any:
+    """The worker's JSON body, or its error as a LinkError naming status, code and field."""
+    try:
+        return _checked(response)
+    except MemstreamError as e:
+        where = f" (field {e.path})" if e.path else ""
+        raise LinkError(f"{e.status} {e.code}: {e.message}{where}", e.status) from None
+
+
 @dataclass(frozen=True, slots=True)
 class Caller:
     key: str | None
@@ -125,25 +134,37 @@ class WorkerLink:
         json: Any = None,
     ) -> Any:
         """One request to the worker: its JSON body, or LinkError with the worker's error."""
+        return _answer(await self._send(method, path, key, params, json))
+
+    async def text(
+        self, path: str, key: str | None, *, params: Mapping[str, Any] | None = None
+    ) -> str:
+        """A GET that answers text (markdown), or LinkError with the worker's error."""
+        response = await self._send("GET", path, key, params, None)
+        if response.status_code >= 400:
+            _answer(response)  # raises with the worker's JSON error
+        return response.text
+
+    async def _send(
+        self,
+        method: str,
+        path: str,
+        key: str | None,
+        params: Mapping[str, Any] | None,
+        json: Any,
+    ) -> httpx.Response:
         if self._client is None:
             self._client = httpx.AsyncClient(timeout=self.timeout)
         url = self.api_url() + path
         headers = {"Authorization": f"Bearer {key}"} if key else {}
         query = {k: str(v) for k, v in (params or {}).items() if v is not None}
         try:
-            response = await self._client.request(
-                method, url, headers=headers, params=query, json=json
-            )
+            return await self._client.request(method, url, headers=headers, params=query, json=json)
         except httpx.HTTPError as e:
             raise LinkError(
                 f"the worker at {url} did not answer ({type(e).__name__}: {e}); is "
                 "`memstream worker` running?"
             ) from None
-        try:
-            return _checked(response)
-        except MemstreamError as e:
-            where = f" (field {e.path})" if e.path else ""
-            raise LinkError(f"{e.status} {e.code}: {e.message}{where}", e.status) from None
 
     async def aclose(self) -> None:
         if self._client is not None:

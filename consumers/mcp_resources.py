@@ -1,6 +1,6 @@
 """The MCP server's resources: what an agent reads into its context without asking a
-question. ``memstream://{namespace}/MEMORY.md`` is the namespace's hot memory when the worker
-serves a context block (``POST /v1/context``), else a summary of its top memories;
+question. ``memstream://{namespace}/MEMORY.md`` is the namespace's hot memory (the worker's
+``/v1/memory.md``), or from a worker without it a summary of the top memories;
 ``memstream://{namespace}/gaps`` is the gap report."""
 
 from __future__ import annotations
@@ -56,13 +56,11 @@ async def memory_md(link: WorkerLink, headers: Mapping[str, str] | None, namespa
     try:
         caller = await link.caller(headers, namespace)
         try:
-            block = await link.call(
-                "POST", "/v1/context", caller.key, json={"namespace": caller.namespace}
+            return await link.text(
+                "/v1/memory.md", caller.key, params={"namespace": caller.namespace}
             )
-            if isinstance(block, dict) and isinstance(block.get("text"), str):
-                return str(block["text"])
         except LinkError as e:
-            if e.status not in (404, 405):  # a worker without the context call: summarise
+            if e.status not in (404, 405):  # a worker without hot memory: summarise
                 raise
         body = await link.call(
             "GET",

@@ -163,6 +163,28 @@ def register(server: MCPServer[Any], link: WorkerLink) -> None:
         return out
 
     @server.tool(annotations=READ)
+    async def context(
+        ctx: Ctx,
+        query: Annotated[
+            str | None, Field(min_length=1, description="the question at hand, if any")
+        ] = None,
+        session_id: SessionId = None,
+        budget: Annotated[
+            int, Field(ge=1, le=100_000, description="at most this many tokens of text")
+        ] = 1000,
+        k: Annotated[int, Field(ge=1, le=200, description="memories recalled for query")] = 10,
+        namespace: Namespace = None,
+    ) -> dict[str, Any]:
+        """What to put into the system prompt: the hot memory (identity, profile, open tasks,
+        lessons, recent), the session's working set and the recall for `query`, deduplicated
+        within `budget` tokens. `text` is ready to inject; `memory_ids` and `query_id` let
+        feedback target what was shown."""
+        caller = await scope(ctx, namespace)
+        body = {"namespace": caller.namespace, "budget": budget, "k": k}
+        body |= {name: v for name, v in (("query", query), ("session_id", session_id)) if v}
+        return dict(await call(caller, "POST", "/v1/context", json=body))
+
+    @server.tool(annotations=READ)
     async def get_memory(
         ctx: Ctx, memory_id: MemoryId, namespace: Namespace = None
     ) -> dict[str, Any]:

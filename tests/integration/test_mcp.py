@@ -41,6 +41,7 @@ TOOLS = {
     "gaps",
     "audit",
     "consolidate",
+    "context",
 }
 FACTS = ["I live in Lisbon.", "My favorite food is ramen.", "We decided to adopt Kafka."]
 
@@ -204,8 +205,13 @@ async def tour(c: Client, ns: str) -> None:
     plan = await call(c, "consolidate")
     assert plan["mode"].startswith("dry run") and all(not r["applied"] for r in plan["reports"])
 
+    block = await call(c, "context", query="where do I live?", budget=400)
+    assert "Lisbon" in block["text"] and block["query_id"] and block["memory_ids"]
+    assert block["tokens"] <= 400
+
     md = await c.read_resource(f"memstream://{ns}/MEMORY.md")
-    assert "Lisbon" in md.contents[0].text  # type: ignore[union-attr]
+    hot = md.contents[0].text  # type: ignore[union-attr]
+    assert hot.startswith(f"# Memory of {ns}") and "Lisbon" in hot  # the worker's hot memory
     report = await c.read_resource(f"memstream://{ns}/gaps")
     assert orjson.loads(report.contents[0].text)["namespace"] == ns  # type: ignore[union-attr]
 
