@@ -116,11 +116,14 @@ def apply(state: MemoryState | None, env: Envelope[Any]) -> MemoryState | None:
         return None
     at = env.occurred_at
     if isinstance(p, MemoryUpdated):
+        # a user's edit replaces the text wholesale, so its entities replace the old ones;
+        # an update from extraction adds to what the memory already said
+        replaced = p.evidence.get("decision") == "user_edit"
         state = replace(
             state,
             text=p.text,
             content_hash=p.content_hash,
-            entities=_merge_ids(state.entities, p.entities),
+            entities=tuple(p.entities) if replaced else _merge_ids(state.entities, p.entities),
             source_turn_ids=_merge_ids(state.source_turn_ids, p.source_turn_ids),
         )
     elif isinstance(p, MemoryReinforced):

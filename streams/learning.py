@@ -17,6 +17,7 @@ from typing import Any
 from core.coactivation import CoactivationConfig, plan_recall
 from core.hashing import content_hash
 from core.qlearning import FeedbackView, QState, plan_q_updates
+from core.rule_extractor import find_entities
 from core.tiers import TierConfig, TierView, entity_group_sizes, tier_change, topical_entities
 from infra.settings import Settings
 from schemas._fields import utc_now
@@ -247,7 +248,8 @@ class Learning:
                     text=edit.text,
                     previous_text=current.text,
                     content_hash=content_hash(env.namespace, edit.text),
-                    entities=[],
+                    # re-derived from the new text (the old ones may no longer hold)
+                    entities=list(find_entities(edit.text, current.entities)),
                     evidence={
                         "decision": "user_edit",
                         "reason": edit.reason,

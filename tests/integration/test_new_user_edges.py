@@ -209,3 +209,17 @@ def test_replay_refuses_to_switch_under_a_running_worker(settings: Settings, ns:
     out = memstream(settings, "replay", "--projection", "duckdb", "--progress", "off")
     assert out.returncode == 2 and "a worker is running" in out.stderr
     assert "rebuilt" not in out.stdout  # refused before doing any work
+
+
+def test_update_re_derives_entities(settings: Settings, ns: str) -> None:
+    with Memory(settings=settings) as mem:
+        first = next(r for r in mem.get_all(user_id=ns)["results"] if "Porto" in r["memory"])
+        assert "Porto" in first["entities"]
+        mem.update(first["id"], "Ana lives in Braga.", namespace=ns)
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            now = mem.get(first["id"], namespace=ns)
+            if "Braga" in now["text"]:
+                break
+            time.sleep(0.3)
+        assert "Braga" in now["entities"] and "Porto" not in now["entities"], now["entities"]
