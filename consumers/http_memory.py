@@ -20,6 +20,7 @@ from aiohttp import web
 
 from consumers.auth import AuthError, Grant, check, grant_for, parse_keys
 from consumers.http_api import error, json_response, read_json
+from consumers.known_ids import IdDirectory, UnknownId
 from consumers.producer import AsyncProducer, turn_event
 from consumers.recall_pool import RecallBusy
 from infra.settings import Settings
@@ -96,6 +97,7 @@ class MemoryRoutes:
         self.producer: AsyncProducer | None = None
         self.metrics: Counter[str] = Counter()
         self.latency_ms: list[float] = []
+        self.ids = IdDirectory(api)  # 404/403 for ids feedback and edits name
 
     def register(self, app: web.Application) -> None:
         r = app.router
@@ -149,6 +151,11 @@ class MemoryRoutes:
             busy = error(429, "too_many_recalls", str(e))
             busy.headers["Retry-After"] = str(e.retry_after)
             return busy
+        except UnknownId as e:
+            self.metrics["unknown_ids"] += 1
+            return json_response(
+                {"error": {"code": e.code, "message": e.message, "path": e.path}}, e.status
+            )
         except EventValidationError as e:
             self.metrics["invalid_requests"] += 1
             return json_response(
@@ -241,6 +248,8 @@ class MemoryRoutes:
             env = make_event(
                 edit, namespace=ns, producer="memstream-http", limits=self.settings.limits
             )
+            # valid, but is it a memory of this namespace? (404/403, nothing published)
+            await self.ids.check_memories(ns, [edit.memory_id], "memory_id")
             return json_response(
                 {"event_id": await self._publisher().publish(env), "status": "queued"}
             )
@@ -258,10 +267,10 @@ class MemoryRoutes:
             body = await read_json(request)
             ns = _namespace(body)
             self.authorize(request, ns)
-            event_id = await self._publisher().feedback(
+            single = bool(body.get("memory_id")) and not body.get("memory_ids")
+            env = self._publisher().feedback_event(
                 namespace=ns,
-                memory_ids=body.get("memory_ids")
-                or ([body["memory_id"]] if body.get("memory_id") else []),
+                memory_ids=body.get("memory_ids") or ([body["memory_id"]] if single else []),
                 query_id=body.get("query_id"),
                 outcome=body.get("outcome"),
                 reward=body.get("reward"),
@@ -269,6 +278,15 @@ class MemoryRoutes:
                 correction=body.get("correction"),
                 occurred_at=_time(body.get("occurred_at"), "occurred_at"),
             )
+            # valid; unknown or foreign ids are the caller's error (404/403), not an event the
+            # agents could only dead-letter
+            fb = env.payload
+            if fb.query_id:
+                await self.ids.check_query(ns, fb.query_id)
+            await self.ids.check_memories(
+                ns, fb.memory_ids, "memory_id" if single else "memory_ids"
+            )
+            event_id = await self._publisher().publish(env)
             return json_response({"event_id": event_id, "status": "queued"})
 
         return await self._guard(request, run)

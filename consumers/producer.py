@@ -310,7 +310,11 @@ class AsyncProducer:
             self._event(payload, namespace, session_id, occurred_at, correlation_id=query_id)
         )
 
-    async def feedback(
+    async def feedback(self, **kwargs: Any) -> str:
+        """Publish a Feedback event (arguments as for ``feedback_event``)."""
+        return await self._publish_one(self.feedback_event(**kwargs))
+
+    def feedback_event(
         self,
         *,
         namespace: str,
@@ -322,7 +326,8 @@ class AsyncProducer:
         correction: str | None = None,
         session_id: str | None = None,
         occurred_at: datetime | None = None,
-    ) -> str:
+    ) -> Envelope[Any]:
+        """The validated Feedback event, not published (the HTTP API checks its ids first)."""
         if isinstance(memory_ids, str | bytes) or not isinstance(memory_ids, Iterable):
             raise EventValidationError(
                 "wrong_type",
@@ -337,9 +342,7 @@ class AsyncProducer:
             reason=reason,
             correction=correction,
         )
-        return await self._publish_one(
-            self._event(payload, namespace, session_id, occurred_at, correlation_id=query_id)
-        )
+        return self._event(payload, namespace, session_id, occurred_at, correlation_id=query_id)
 
     async def workflow(
         self,

@@ -21,6 +21,7 @@ from core.gate import GateConfig
 from infra.settings import Settings
 from projections.factory import embedder as configured_embedder
 from schemas.envelope import Envelope, encode, make_event, record_headers
+from schemas.errors import EventValidationError
 from schemas.events import RecallAnswered, RecallHit, RecallRequested
 from schemas.ids import derived_id
 from schemas.topics import BY_ROLE
@@ -72,6 +73,9 @@ def register_agent(
     async def settle(message: Any, env: Envelope[Any], pending: Sent) -> None:
         try:
             await asyncio.gather(*pending)
+        except EventValidationError as e:  # decided later: e.g. feedback whose recall never came
+            log.warning("%s dead-letters %s %s: %s", name, env.type, env.event_id, e)
+            await dlq.send(message, e)
         except Exception as e:  # the decisions did not all reach the log: as a failed handler
             log.exception("%s could not write the decisions of %s", name, env.event_id)
             await dlq.send(message, e)
@@ -81,6 +85,10 @@ def register_agent(
         async for event, env in decoded(stream, dlq, limits, stats, expected):
             try:
                 pending = await handler(env, event)
+            except EventValidationError as e:  # a bad reference (an unknown memory): its reason
+                log.warning("%s dead-letters %s %s: %s", name, env.type, env.event_id, e)
+                await dlq.send(event.message, e)
+                continue
             except Exception as e:
                 log.exception("%s failed on %s %s; dead-lettering it", name, env.type, env.event_id)
                 await dlq.send(event.message, e)
@@ -297,6 +305,7 @@ def register_agents(
             log.info("maintenance tick cut short by shutdown")
 
     app.timer(5.0, name="maintenance")(maintenance_tick)
+    app.timer(1.0, name="feedback-expiry")(learning.expire_parked)
     for role, name in INPUT_AGENTS.items():
         handles[name] = IntakeStats()
         register_agent(

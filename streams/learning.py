@@ -36,11 +36,14 @@ from schemas.events import (
 )
 from schemas.ids import derived_id
 from streams.emit import Sent, caused_by, emit, send_all
-from streams.partition_state import PartitionState, PartitionStates
+from streams.partition_state import ParkedFeedback, PartitionState, PartitionStates
 from streams.sinks import Sink
 
 log = logging.getLogger("memstream.learning")
 
+#: how long (wall clock, liveness only) feedback on an unknown recall stays parked for the
+#: recall's MemoryAccessed before it is dead-lettered as ``unknown_query``; the agent never
+#: waits meanwhile
 RECALL_WAIT_S = 10.0
 
 
@@ -89,6 +92,7 @@ class Learning:
         state = await self.states.get(event.message.partition)
         async with state.lock:
             state.apply_access(env)  # no-op when the partition load already folded it
+            await self._release(state, env.namespace, env.payload.query_id)
             if env.event_id in state.processed:
                 return []
             memory = state.memory(env.namespace)
@@ -123,25 +127,70 @@ class Learning:
     async def on_feedback(self, env: Envelope[Any], event: Any) -> Sent:
         state = await self.states.get(event.message.partition)
         fb = env.payload
-        if isinstance(fb, Feedback) and fb.query_id and not fb.memory_ids:
-            await self._await_recall(state, env.namespace, fb.query_id)
         async with state.lock:
             if env.event_id in state.processed:
                 return []  # already applied: a re-delivery changes nothing
-            if isinstance(env.payload, MemoryEdit):
+            if isinstance(fb, MemoryEdit):
                 return await self._emit(state, self._edit(state, env), env, "q-learner")
+            if (
+                fb.query_id
+                and not fb.memory_ids
+                and (env.namespace, fb.query_id) not in state.recalls
+            ):
+                return [self._park(state, env)]
             return await self._emit(state, self._q_updates(state, env), env, "q-learner")
 
-    async def _await_recall(self, state: PartitionState, namespace: str, query_id: str) -> None:
+    def _park(self, state: PartitionState, env: Envelope[Feedback]) -> asyncio.Future[None]:
         """Feedback can overtake its recall's MemoryAccessed (they travel on different topics):
-        give the access tracker a moment; a recall still unknown then is a bad reference."""
-        for _ in range(int(RECALL_WAIT_S / 0.1)):
-            if (namespace, query_id) in state.recalls:
-                return
-            await asyncio.sleep(0.1)
-        raise EventValidationError(
-            "unknown_query", f"no recall {query_id!r} is known in {namespace!r}", "query_id"
-        )
+        it waits for the access tracker (``_release``) with its acknowledgement held, and the
+        agent reads on; ``expire_parked`` dead-letters it if the recall never comes."""
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[None] = loop.create_future()
+        key = (env.namespace, env.payload.query_id or "")
+        state.parked.setdefault(key, []).append(ParkedFeedback(env, done, loop.time()))
+        return done
+
+    async def _release(self, state: PartitionState, namespace: str, query_id: str) -> None:
+        """The recall is here: apply the feedback that waited for it (caller holds the lock)."""
+        for parked in state.parked.pop((namespace, query_id), []):
+            if parked.done.done():
+                continue
+            if parked.env.event_id in state.processed:
+                parked.done.set_result(None)
+                continue
+            try:
+                sends = await self._emit(
+                    state, self._q_updates(state, parked.env), parked.env, "q-learner"
+                )
+            except Exception as e:
+                parked.done.set_exception(e)  # its agent dead-letters it
+                continue
+            _settle_into(sends, parked.done)
+
+    async def expire_parked(self) -> None:
+        """Timer: feedback whose recall did not come within RECALL_WAIT_S is dead-lettered."""
+        now = asyncio.get_running_loop().time()
+        for state in self.states.loaded():
+            for key, waiting in list(state.parked.items()):
+                keep = []
+                for parked in waiting:
+                    if parked.done.done():
+                        continue
+                    if now - parked.since < RECALL_WAIT_S:
+                        keep.append(parked)
+                        continue
+                    parked.done.set_exception(
+                        EventValidationError(
+                            "unknown_query",
+                            f"no recall {key[1]!r} is known in {key[0]!r} "
+                            f"(waited {RECALL_WAIT_S:.0f} s for it)",
+                            "payload.query_id",
+                        )
+                    )
+                if keep:
+                    state.parked[key] = keep
+                else:
+                    del state.parked[key]
 
     def _q_updates(self, state: PartitionState, env: Envelope[Feedback]) -> list[tuple[Any, str]]:
         fb: Feedback = env.payload
@@ -149,6 +198,12 @@ class Learning:
         recall = list(state.recalls.get((env.namespace, fb.query_id), ())) if fb.query_id else None
         wanted = set(fb.memory_ids) | {mid for mid, _ in recall or ()}
         qstates = {}
+        if fb.memory_ids and not any(mid in memory.states for mid in fb.memory_ids):
+            raise EventValidationError(
+                "unknown_memory",
+                f"no memory {', '.join(fb.memory_ids[:5])} is known in {env.namespace!r}",
+                "payload.memory_ids",
+            )
         for mid in wanted:
             s = memory.states.get(mid)
             if s is not None:
@@ -224,9 +279,12 @@ class Learning:
     def _edit(self, state: PartitionState, env: Envelope[MemoryEdit]) -> list[tuple[Any, str]]:
         edit = env.payload
         current = state.memory(env.namespace).states.get(edit.memory_id)
-        if current is None:
-            log.warning("edit of unknown memory %s in %s ignored", edit.memory_id, env.namespace)
-            return []
+        if current is None:  # dead-lettered by the agent, with this reason
+            raise EventValidationError(
+                "unknown_memory",
+                f"no memory {edit.memory_id!r} is known in {env.namespace!r}",
+                "payload.memory_id",
+            )
         if edit.action == "delete":
             if current.status == "archived":
                 return []
@@ -314,3 +372,19 @@ class Learning:
                 limits=self.settings.limits,
             )
             await emit(state, [cause], self.sink, self.memory_topic)
+
+
+def _settle_into(sends: Sent, done: asyncio.Future[None]) -> None:
+    """Complete ``done`` when every send completed (or with the first failure)."""
+
+    def finish(task: asyncio.Future[list[Any]]) -> None:
+        if done.done():
+            return
+        if task.cancelled():
+            done.cancel()
+        elif task.exception() is not None:
+            done.set_exception(task.exception())  # type: ignore[arg-type]
+        else:
+            done.set_result(None)
+
+    asyncio.ensure_future(asyncio.gather(*sends)).add_done_callback(finish)

@@ -52,6 +52,17 @@ class SessionBuffer:
 
 
 @dataclass
+class ParkedFeedback:
+    """Feedback on a recall whose MemoryAccessed is not here yet (the two travel on different
+    topics): it waits here, not in the agent, until the access tracker brings the recall or
+    ``since`` (loop time) is too long ago; ``done`` holds the input's acknowledgement."""
+
+    env: Envelope[Any]
+    done: asyncio.Future[None]
+    since: float
+
+
+@dataclass
 class PartitionState:
     partition: int
     embedder: Embedder
@@ -79,6 +90,8 @@ class PartitionState:
     # Latest dream cycle per namespace (its ConsolidationReported, or a run that planned
     # nothing): the scheduler runs each event-time boundary once.
     last_cycle: dict[str, datetime] = field(default_factory=dict)
+    # (namespace, query_id) -> feedback waiting for that recall (see ParkedFeedback)
+    parked: dict[tuple[str, str], list[ParkedFeedback]] = field(default_factory=dict)
 
     def memory(self, namespace: str) -> NamespaceMemory:
         mem = self.namespaces.get(namespace)
@@ -259,7 +272,11 @@ class PartitionStates:
     def drop(self, partitions: set[int]) -> None:
         """Revoked partitions: forget their state (buffered turns were never acked)."""
         for p in partitions:
-            self._states.pop(p, None)
+            state = self._states.pop(p, None)
+            for waiting in state.parked.values() if state else ():
+                for parked in waiting:
+                    # not acknowledged: the partition's next owner reads the feedback again
+                    parked.done.cancel()
 
     def loaded(self) -> list[PartitionState]:
         return list(self._states.values())

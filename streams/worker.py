@@ -80,6 +80,7 @@ def run_worker(
         at: Any,
         top: float,
     ) -> None:
+        api.memory.ids.note_query(namespace, query_id)  # feedback on it may follow at once
         await api.memory._publisher().access(
             namespace=namespace,
             query_id=query_id,

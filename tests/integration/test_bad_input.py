@@ -780,6 +780,9 @@ async def through_raw_topics(
             await producer.send_and_wait(topic(s, "turns"), turn, key=ns_inj.encode())
         for role, event in valid.items():
             await producer.send_and_wait(topic(s, role), dumps(event), key=ns.encode())
+        # well-formed, but it names a memory the tenant does not have: the q-learner
+        # dead-letters it with that reason (the HTTP API would have answered 404)
+        expected.append(Letter.of("unknown_memory", dumps(valid["feedback"])))
         for role in INPUT_ROLES:
             last = f'{{"last": "{role}"'.encode()
             await producer.send_and_wait(topic(s, role), last, key=ns.encode())
