@@ -661,6 +661,25 @@ def _worker_client(args: argparse.Namespace, command: str) -> Any:
     )
 
 
+def cmd_pin(args: argparse.Namespace) -> int:
+    """memstream pin|unpin|lock MEMORY_ID --namespace N: an edit event, like the SDK's."""
+    client = _worker_client(args, args.command)
+    if isinstance(client, int):
+        return client
+    with client:
+        response = client.post(
+            f"/v1/memories/{args.memory_id}/{args.command}",
+            json={"namespace": args.namespace, "reason": args.reason},
+        )
+    body = response.json()
+    if response.status_code != 200:
+        error = body.get("error", {})
+        print(f"memstream {args.command}: {error.get('message', response.text)}", file=sys.stderr)
+        return 1
+    print(f"{args.command} of {args.memory_id} queued (event {body['event_id']})")
+    return 0
+
+
 def cmd_context(args: argparse.Namespace) -> int:
     import orjson
 
@@ -934,6 +953,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--at", help="event time of the cycle (default: each partition's newest event)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(fn=cmd_consolidate)
+
+    for command, what in (
+        ("pin", "pin a memory: never forgotten, ranked a little higher"),
+        ("unpin", "undo pin or lock"),
+        ("lock", "pin and make immutable: no rule and no extraction changes it"),
+    ):
+        p = sub.add_parser(command, help=what)
+        p.add_argument("memory_id")
+        p.add_argument("--namespace", required=True)
+        p.add_argument("--reason")
+        p.set_defaults(fn=cmd_pin)
 
     p = sub.add_parser(
         "context", help="what to put into a prompt: hot memory, the session, the recall"

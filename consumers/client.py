@@ -251,6 +251,27 @@ class Memory:
         params = {"namespace": _scope(user_id, None, namespace)}
         return dict(_checked(self._http.delete(f"/v1/memories/{memory_id}", params=params)))
 
+    def pin(
+        self,
+        memory_id: str,
+        *,
+        user_id: str | None = None,
+        namespace: str | None = None,
+        lock: bool = False,
+        reason: str | None = None,
+    ) -> dict[str, Any]:
+        """Pin a memory (never forgotten, ranked a little higher); ``lock=True`` also makes
+        it immutable (no rule and no extraction changes it). An event, like every edit."""
+        body = {"namespace": _scope(user_id, None, namespace), "reason": reason}
+        action = "lock" if lock else "pin"
+        return dict(_checked(self._http.post(f"/v1/memories/{memory_id}/{action}", json=body)))
+
+    def unpin(
+        self, memory_id: str, *, user_id: str | None = None, namespace: str | None = None
+    ) -> dict[str, Any]:
+        body = {"namespace": _scope(user_id, None, namespace)}
+        return dict(_checked(self._http.post(f"/v1/memories/{memory_id}/unpin", json=body)))
+
     def history(
         self, memory_id: str, *, user_id: str | None = None, namespace: str | None = None
     ) -> list[dict[str, Any]]:

@@ -30,7 +30,7 @@ from schemas.events import MemoryEdit, RecallRequested
 
 MEMORY_COLUMNS = (
     "namespace, memory_id, text, category, kind, status, tier, importance, confidence, q_value, stability, "
-    "entities, valid_from, valid_until, source_turn_ids, created_at, updated_at, pinned, superseded_by, "
+    "entities, valid_from, valid_until, source_turn_ids, created_at, updated_at, pinned, immutable, superseded_by, "
     "session_id, access_count, last_access"
 )
 
@@ -108,6 +108,7 @@ class MemoryRoutes:
         r.add_put("/v1/memories/{memory_id}", self.update)
         r.add_delete("/v1/memories/{memory_id}", self.delete)
         r.add_get("/v1/memories/{memory_id}/history", self.history)
+        r.add_post("/v1/memories/{memory_id}/{action:pin|unpin|lock}", self.pin)
         r.add_post("/v1/recall", self.recall)
         r.add_post("/v1/feedback", self.feedback)
         r.add_post("/v1/workflows", self.workflow)
@@ -261,6 +262,11 @@ class MemoryRoutes:
 
     async def delete(self, request: web.Request) -> web.Response:
         return await self._edit(request, "delete")
+
+    async def pin(self, request: web.Request) -> web.Response:
+        """POST /v1/memories/{id}/pin {"action": "pin" | "unpin" | "lock"}: a MemoryEdit."""
+        action = request.match_info.get("action", "pin")
+        return await self._edit(request, action)
 
     async def feedback(self, request: web.Request) -> web.Response:
         async def run() -> web.Response:

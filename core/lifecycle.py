@@ -245,7 +245,7 @@ class MemoryView:
             resolved_at=resolved_at,
             contradicts=tuple(contradicts),
             pinned=state.pinned,
-            immutable=immutable,
+            immutable=immutable or state.immutable,
             flashbulb=state.arousal >= flashbulb_arousal,
             merged_into=state.merged_into,
             superseded_by=state.superseded_by,

@@ -16,6 +16,7 @@ from schemas.envelope import Envelope
 from schemas.events import (
     MemoryArchived,
     MemoryCreated,
+    MemoryPinned,
     MemoryReinforced,
     MemoryRestored,
     MemorySuperseded,
@@ -56,6 +57,7 @@ class MemoryState:
     created_at: datetime
     updated_at: datetime
     pinned: bool = False
+    immutable: bool = False
     subject: str | None = None
     slot: str | None = None
     superseded_by: str | None = None
@@ -151,6 +153,8 @@ def apply(state: MemoryState | None, env: Envelope[Any]) -> MemoryState | None:
         state = replace(state, status="archived", merged_into=p.merged_into)
     elif isinstance(p, MemoryRestored):
         state = replace(state, status="active", merged_into=None)
+    elif isinstance(p, MemoryPinned):
+        state = replace(state, pinned=p.pinned, immutable=p.immutable)
     else:  # DuplicateSkipped, TurnsExtracted: records of decisions that change no memory
         return state
     if state.last_event_id == env.event_id:

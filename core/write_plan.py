@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from core.facts import Fact, TurnView
-from core.gate import GateConfig, decide, reinforced_stability
+from core.gate import GateConfig, GateDecision, decide, reinforced_stability
 from core.hashing import content_hash
 from core.merge import covers, merge_texts
 from core.namespace_memory import NamespaceMemory
@@ -228,6 +228,12 @@ def _plan_fact(
     holder = memory.slot_holder(fact.subject, fact.slot, vector)
     refines = holder is not None and covers(fact.text, holder.text)
     decision = decide(memory.closest(vector), holder, gate, refines_slot=refines)
+    target = memory.states.get(decision.target_id) if decision.target_id else None
+    if decision.action in ("update", "supersede") and target is not None and target.immutable:
+        # a locked memory is never changed by extraction: the new fact stands beside it
+        decision = GateDecision(
+            "create", None, decision.similarity, f"{decision.reason}; the match is locked"
+        )
     evidence = decision.evidence()
 
     if decision.action == "reinforce" and decision.target_id is not None:

@@ -162,6 +162,9 @@ def _summary(kind: str, p: dict[str, Any]) -> str:
         "TierChanged": f"tier {p.get('from_tier')} -> {p.get('to_tier')} by rule {p.get('rule')}",
         "MemoryArchived": f"archived by rule {p.get('rule')}",
         "MemoryRestored": f"restored: {p.get('reason')}",
+        "MemoryPinned": ("locked (pinned, immutable)" if p.get("immutable") else "pinned")
+        if p.get("pinned")
+        else "unpinned",
     }.get(kind, kind)
 
 

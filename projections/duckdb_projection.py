@@ -188,6 +188,8 @@ class DuckDBProjection(Projection):
         self.limits = limits
         for table, columns in TABLES.items():
             self.con.execute(f"CREATE TABLE IF NOT EXISTS {table} ({columns})")
+        # columns added after a file was created (a replay gives a fresh file anyway)
+        self.con.execute("ALTER TABLE memories ADD COLUMN IF NOT EXISTS immutable BOOLEAN")
         for view, body in VIEWS.items():
             self.con.execute(f"CREATE OR REPLACE VIEW {view} AS {body}")
         # User SQL gets its own connection (DuckDB connections are per thread) behind a lock.

@@ -62,7 +62,7 @@ TABLES: dict[str, str] = {
         category VARCHAR, kind VARCHAR, status VARCHAR, tier VARCHAR, importance DOUBLE, confidence DOUBLE,
         arousal DOUBLE, stability DOUBLE, q_value DOUBLE, entities VARCHAR[], valid_from TIMESTAMPTZ,
         valid_until TIMESTAMPTZ, content_hash VARCHAR, source_turn_ids VARCHAR[], created_at TIMESTAMPTZ,
-        updated_at TIMESTAMPTZ, pinned BOOLEAN, subject VARCHAR, slot VARCHAR, superseded_by VARCHAR,
+        updated_at TIMESTAMPTZ, pinned BOOLEAN, immutable BOOLEAN, subject VARCHAR, slot VARCHAR, superseded_by VARCHAR,
         merged_into VARCHAR, tagged_until TIMESTAMPTZ, reinforcements INTEGER, last_q_update TIMESTAMPTZ,
         version INTEGER, last_event_id VARCHAR,
         PRIMARY KEY (namespace, memory_id)""",

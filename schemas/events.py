@@ -123,7 +123,9 @@ class MemoryEdit:
     VERSION: ClassVar[int] = 1
 
     memory_id: str = _id("the memory to edit")
-    action: Literal["update", "delete"]
+    # pin: exempt from forgetting and boosted; lock: pinned and immutable (no rule and no
+    # extraction changes it; only the user's own update or delete); unpin: neither
+    action: Literal["update", "delete", "pin", "unpin", "lock"]
     text: str | None = field(default=None, metadata=spec(min_len=1, text=True))
     reason: str | None = field(default=None, metadata=spec(max_len=500))
 
@@ -412,6 +414,20 @@ class MemoryRestored:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class MemoryPinned:
+    """The user pinned, locked (pinned and immutable) or unpinned a memory."""
+
+    TYPE: ClassVar[str] = "MemoryPinned"
+    VERSION: ClassVar[int] = 1
+
+    memory_id: str = _id("the memory")
+    pinned: bool
+    immutable: bool = False
+    reason: str | None = field(default=None, metadata=spec(max_len=500))
+    evidence: dict[str, Any] = _evidence()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ConsolidationReported:
     """A dream cycle that was applied: what each step did; its actions name it as cause."""
 
@@ -449,6 +465,7 @@ MEMORY_TYPES: tuple[type, ...] = (
     TierChanged,
     MemoryArchived,
     MemoryRestored,
+    MemoryPinned,
 )
 
 #: wire name -> payload class; the class carries its current VERSION.

@@ -28,6 +28,7 @@ from schemas.events import (
     MemoryArchived,
     MemoryCreated,
     MemoryEdit,
+    MemoryPinned,
     MemoryReinforced,
     MemorySuperseded,
     MemoryUpdated,
@@ -285,6 +286,22 @@ class Learning:
                 f"no memory {edit.memory_id!r} is known in {env.namespace!r}",
                 "payload.memory_id",
             )
+        if edit.action in ("pin", "unpin", "lock"):
+            pinned, immutable = edit.action != "unpin", edit.action == "lock"
+            if (current.pinned, current.immutable) == (pinned, immutable):
+                return []  # already so: a repeated request changes nothing
+            return [
+                (
+                    MemoryPinned(
+                        memory_id=edit.memory_id,
+                        pinned=pinned,
+                        immutable=immutable,
+                        reason=edit.reason,
+                        evidence={"edit_event_id": env.event_id, "action": edit.action},
+                    ),
+                    edit.action,
+                )
+            ]
         if edit.action == "delete":
             if current.status == "archived":
                 return []
