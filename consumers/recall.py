@@ -21,11 +21,18 @@ import numpy as np
 from consumers.recall_pool import RecallPool
 from core.decompose import decompose
 from core.embedding import Embedder
-from core.fusion import convex_fusion, merge_parts, ranked
+from core.fusion import Part, fuse_parts
 from core.intent import classify
 from core.memory_state import MemoryState, from_json
 from core.mmr import mmr
-from core.recall_gate import confidence, should_retrieve
+from core.recall_gate import (
+    MATCH_DEPTH,
+    Match,
+    confidence,
+    coverage,
+    nothing_relevant,
+    should_retrieve,
+)
 from core.scoring import Candidate, ScoringContext, score_all
 from core.sparse import BM25Encoder
 from projections.retrieval import Hit, RetrievalStore
@@ -187,19 +194,21 @@ class RecallService:
         point_in_time = as_of or intent.at
         subqueries = decompose(query) or [query]
         depth = max(profile.limit, k * 4)
-        parts: list[dict[str, float]] = []
+        parts: list[Part] = []
         hits: dict[str, Hit] = {}
+        query_vectors = []
         for sub in subqueries:
+            query_vectors.append(np.asarray(self.embedder.embed([sub])[0], dtype=np.float64))
             found = self.store.search(
                 namespace,
-                self.embedder.embed([sub])[0],
+                query_vectors[-1],
                 self.sparse.encode_query(sub),
                 limit=depth,
                 statuses=statuses,
             )
             # The store's rank fusion picks the candidates; their order comes from the scores.
             parts.append(
-                convex_fusion(
+                Part(
                     [h.memory_id for h in found],
                     {h.memory_id: h.dense.score for h in found if h.dense is not None},
                     {h.memory_id: h.sparse.score for h in found if h.sparse is not None},
@@ -207,7 +216,7 @@ class RecallService:
             )
             for h in found:
                 hits.setdefault(h.memory_id, h)
-        fused = merge_parts(parts) if len(parts) > 1 else ranked(parts[0])
+        fused = fuse_parts(parts)
         ids = [mid for mid, _ in fused]
         if not ids:
             return RecallResult(
@@ -269,14 +278,18 @@ class RecallService:
             )
             for s in top
         ]
+        match = self._match(query, query_vectors, top, vectors, states, hits)
+        gated = nothing_relevant(match)
         return RecallResult(
             qid,
             namespace,
             query,
             results,
-            confidence(top),
+            "skipped" if gated else confidence(top),
             intent.kind,
+            "nothing relevant" if gated else None,
             details={
+                "match": {"cosine": round(match.cosine, 6), "coverage": round(match.coverage, 6)},
                 "subqueries": subqueries,
                 "candidates": len(candidates),
                 "cues": list(intent.cues),
@@ -285,6 +298,32 @@ class RecallService:
                 "top_relevance": _dense_score(hits[top[0].memory_id]) if top else 0.0,
             },
         )
+
+    @staticmethod
+    def _match(
+        query: str,
+        query_vectors: Sequence[Any],
+        top: Sequence[Any],
+        vectors: dict[str, Any],
+        states: dict[str, MemoryState],
+        hits: dict[str, Hit],
+    ) -> Match:
+        """The absolute match of the top results (``core.recall_gate.nothing_relevant``)."""
+        shown = [s.memory_id for s in top[:MATCH_DEPTH]]
+        cosine = max(
+            (_cosine(q, vectors[mid]) for q in query_vectors for mid in shown if mid in vectors),
+            default=0.0,
+        )
+        documents = [states[mid].text for mid in shown] + [
+            str(hits[mid].payload.extra.get("source_text", "")) for mid in shown
+        ]
+        return Match(cosine, coverage(query, documents))
+
+
+def _cosine(a: Any, b: Any) -> float:
+    a, b = np.asarray(a, dtype=np.float64).ravel(), np.asarray(b, dtype=np.float64).ravel()
+    norm = float(np.linalg.norm(a) * np.linalg.norm(b))
+    return float(a @ b) / norm if a.size == b.size and norm > 0.0 and np.isfinite(norm) else 0.0
 
 
 def known_and_not_over(state: MemoryState, as_of: datetime) -> bool:

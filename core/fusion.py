@@ -18,9 +18,15 @@ within 0.04 of that at k=5 and 0.01 at k=10. Bruch et al. ("An Analysis of Fusio
 for Hybrid Retrieval", 2023) report the same: a convex combination of normalised scores
 beats RRF and is not sensitive to its weight.
 
-``merge_parts`` fuses the parts of a decomposed question: each part's relevances count
-relative to that part's best, and a memory keeps its best part's, since one memory usually
-answers one part ("Where does Ana live, and what does she do?").
+``fuse_parts`` fuses the parts of a decomposed question: every part's channel scores are
+normalised by the best over *all* parts, and a memory keeps its best part's relevance, since
+one memory usually answers one part ("Where does Ana live, and what does she do?"). One
+normalisation keeps a part that matches nothing well from lifting its best match to the
+top: "... in order? Mention ONLY and ONLY three items." is split in two, and with each part
+normalised by its own best (the earlier rule) whatever shared a word with
+"items" tied with the best answer to the real question. On BEAM's development split
+(event ordering questions all end like that) turn-budgeted evidence recall@10 rose from
+0.467 to 0.471 and @20 from 0.541 to 0.553 (the own set: within 0.002).
 
 Ties go to the memory id, so the order never depends on the order of the input.
 """
@@ -29,6 +35,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Final
 
 DEFAULT_ALPHA: Final = 0.5
@@ -44,16 +51,20 @@ def convex_fusion(
     dense: Mapping[str, float],
     sparse: Mapping[str, float],
     alpha: float = DEFAULT_ALPHA,
+    *,
+    best_dense: float | None = None,
+    best_sparse: float | None = None,
 ) -> dict[str, float]:
     """``candidate -> relevance`` in [0, 1]; ``dense`` and ``sparse`` hold the raw channel
-    scores of the candidates found in each channel (cosine, BM25)."""
+    scores of the candidates found in each channel (cosine, BM25). ``best_*`` override the
+    normalisers (default: the best of the candidates; never below it)."""
     if not 0.0 <= alpha <= 1.0:
         raise ValueError("alpha must be in [0, 1]")
     ids = list(dict.fromkeys(candidates))
     d = {m: _clean(dense.get(m, 0.0)) for m in ids}
     s = {m: _clean(sparse.get(m, 0.0)) for m in ids}
-    best_d = max(d.values(), default=0.0)
-    best_s = max(s.values(), default=0.0)
+    best_d = max([*d.values(), _clean(best_dense or 0.0)], default=0.0)
+    best_s = max([*s.values(), _clean(best_sparse or 0.0)], default=0.0)
     return {
         m: (alpha * d[m] / best_d if best_d > 0.0 else 0.0)
         + ((1.0 - alpha) * s[m] / best_s if best_s > 0.0 else 0.0)
@@ -66,14 +77,26 @@ def ranked(relevance: Mapping[str, float]) -> list[tuple[str, float]]:
     return sorted(relevance.items(), key=lambda item: (-item[1], item[0]))
 
 
-def merge_parts(parts: Sequence[Mapping[str, float]]) -> list[tuple[str, float]]:
-    """Each memory's best relevance over the parts, best first (ties by id), renormalised
-    so the best is 1 when any is above 0."""
+@dataclass(frozen=True, slots=True)
+class Part:
+    """One part of a decomposed question: its candidates and their raw channel scores."""
+
+    candidates: Sequence[str]
+    dense: Mapping[str, float]
+    sparse: Mapping[str, float]
+
+
+def fuse_parts(parts: Sequence[Part], alpha: float = DEFAULT_ALPHA) -> list[tuple[str, float]]:
+    """Each memory's best relevance over the parts, every part normalised by the best
+    channel scores over all of them; best first, ties by id."""
+    best_d = max((_clean(v) for p in parts for v in p.dense.values()), default=0.0)
+    best_s = max((_clean(v) for p in parts for v in p.sparse.values()), default=0.0)
     best: dict[str, float] = {}
     for part in parts:
-        top = max((v for v in part.values() if math.isfinite(v)), default=0.0)
-        for m, v in part.items():
-            value = v / top if top > 0.0 and math.isfinite(v) else 0.0
-            if value > best.get(m, -1.0):
-                best[m] = value
+        fused = convex_fusion(
+            part.candidates, part.dense, part.sparse, alpha, best_dense=best_d, best_sparse=best_s
+        )
+        for m, v in fused.items():
+            if v > best.get(m, -1.0):
+                best[m] = v
     return ranked(best)

@@ -19,9 +19,22 @@ candidate always brings its full relevance weight (0.40 in the general profile) 
 memory itself decides the rest. Under the general profile with neutral Q and importance,
 a warm memory (used yesterday) scores ~0.69 and a fresh unused one ~0.64 (full), a
 400-day-old unused one ~0.55 (abbreviated); an entity-profile query whose best memory
-does not mention the entity and is stale lands near 0.45 (skipped). Rank fusion alone
-cannot tell an off-topic recall from a good one; an absolute signal (the dense cosine)
-would have to enter the score for that.
+does not mention the entity and is stale lands near 0.45 (skipped). Those scores are
+relative to the candidate set (its best relevance is 1 whatever it matched), so they cannot
+tell an off-topic recall from a good one.
+
+"Nothing relevant" is therefore an absolute test on the top results (``nothing_relevant``),
+before any of the above: the best dense cosine between the query and the top
+``MATCH_DEPTH`` results, and the share of the query's content words (stemmed, stopwords
+out) that any of them contains, in its text or its source turns. Both under their floor
+means no memory speaks of what is asked: "skipped", reason "nothing relevant". Chosen on
+the development data only (BEAM dev conversations and the own set, with each set's
+questions also asked of the other set's namespaces as off-topic probes): with the hashing
+embedder, cosine < 0.22 and coverage < 0.25 skipped 1% of the own set's questions and none
+of BEAM dev's, and 53% / 34% of the questions asked of the other set's conversations (long
+conversations share many words with any question: the floor stays low on purpose). Questions on the topic of a
+conversation whose detail was never said (BEAM's abstention questions) share its words and
+pass: telling those apart needs a reader, not a retrieval score.
 """
 
 from __future__ import annotations
@@ -34,9 +47,11 @@ from typing import Final, Literal
 from core.scoring import Scored
 from core.signal_patterns import SLASH_COMMAND_RE
 from core.signals import scan
+from core.tokens import STEMMING_TOKENIZER, Tokenizer
 
 Confidence = Literal["full", "abbreviated", "skipped"]
 RUNNERS_UP: Final = 4
+MATCH_DEPTH: Final = 5  # top results the absolute relevance test looks at
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,3 +96,41 @@ def confidence(
     if top >= thresholds.full_at or gap >= thresholds.clear_gap:
         return "full"
     return "abbreviated"
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """How well the top results match the query, in absolute terms."""
+
+    cosine: float  # best dense cosine between the query and a top result
+    coverage: float  # share of the query's content words some top result contains
+
+
+@dataclass(frozen=True, slots=True)
+class RelevanceFloor:
+    cosine: float = 0.22
+    coverage: float = 0.25
+
+
+DEFAULT_FLOOR: Final = RelevanceFloor()
+
+
+def coverage(
+    query: str, documents: Sequence[str], tokenizer: Tokenizer = STEMMING_TOKENIZER
+) -> float:
+    """Share of the query's distinct content words found in any of ``documents``; 1.0 for a
+    query without content words (nothing to miss)."""
+    wanted = set(tokenizer(query))
+    if not wanted:
+        return 1.0
+    found: set[str] = set()
+    for doc in documents:
+        found.update(wanted.intersection(tokenizer(doc)))
+        if len(found) == len(wanted):
+            break
+    return len(found) / len(wanted)
+
+
+def nothing_relevant(match: Match, floor: RelevanceFloor = DEFAULT_FLOOR) -> bool:
+    """No top result is close to the query in meaning, nor shares enough of its words."""
+    return match.cosine < floor.cosine and match.coverage < floor.coverage

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from consumers.recall import known_and_not_over
-from core.fusion import convex_fusion, merge_parts, ranked
+from core.fusion import Part, convex_fusion, fuse_parts, ranked
 from core.memory_state import MemoryState
 from core.mmr import mmr
 from core.scoring import Scored
@@ -55,13 +55,19 @@ def test_ranked_breaks_ties_by_id() -> None:
     assert ranked({"b": 0.5, "a": 0.5, "c": 0.9}) == [("c", 0.9), ("a", 0.5), ("b", 0.5)]
 
 
-def test_merge_parts_keeps_each_memorys_best_part() -> None:
-    # part 2's scores are on another scale: each part counts relative to its own best
-    merged = merge_parts([{"a": 0.8, "b": 0.4}, {"b": 0.2, "c": 0.1}])
-    assert merged == [("a", 1.0), ("b", 1.0), ("c", 0.5)]
-    assert merge_parts([{"a": 0.0}, {}]) == [("a", 0.0)]
-    assert merge_parts([]) == []
-    assert merge_parts([{"a": 0.5}, {"b": 0.5}]) == merge_parts([{"b": 0.5}, {"a": 0.5}])
+def test_fuse_parts_keeps_each_memorys_best_part_on_one_scale() -> None:
+    # the real question matches well; a format instruction ("Mention only three items")
+    # matches one memory weakly: that match must not tie with the real answer
+    real = Part(["a", "b"], {"a": 0.6, "b": 0.3}, {"a": 8.0, "b": 2.0})
+    junk = Part(["c", "b"], {"c": 0.1}, {"c": 1.0, "b": 4.0})
+    fused = dict(fuse_parts([real, junk]))
+    assert fused["a"] == 1.0
+    assert fused["c"] < 0.2
+    assert fused["b"] == 0.375  # its better part: 0.5 * 0.3 / 0.6 + 0.5 * 2 / 8
+    assert fuse_parts([]) == []
+    assert fuse_parts([real, junk]) == fuse_parts([junk, real])
+    # one part: exactly the single-query fusion
+    assert fuse_parts([real]) == ranked(convex_fusion(real.candidates, real.dense, real.sparse))
 
 
 def _s(memory_id: str, value: float) -> Scored:

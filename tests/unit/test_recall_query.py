@@ -231,3 +231,21 @@ def test_rrf_merge_ties_go_to_best_rank_then_id() -> None:
     # k=0: x at ranks 2 and 2 sums to 1.0 like y and z at rank 1; the better single rank wins
     merged = rrf_merge([["y", "x"], ["z", "x"]], k=0)
     assert merged == [("y", 1.0), ("z", 1.0), ("x", 1.0)]
+
+
+def test_coverage_is_the_share_of_content_words_found() -> None:
+    from core.recall_gate import coverage
+
+    assert coverage("Where does Ana live?", ["Ana lives in Porto"]) == 1.0  # stems match
+    assert coverage("What kind of dog did Lena adopt?", ["Lena likes tea"]) == 0.25
+    assert coverage("what is it?", ["anything"]) == 1.0  # no content words: nothing to miss
+    assert coverage("Lena adopt dog", ["Lena", "adopted a dog"]) == 1.0  # over all documents
+
+
+def test_nothing_relevant_needs_both_signals_under_their_floor() -> None:
+    from core.recall_gate import DEFAULT_FLOOR, Match, nothing_relevant
+
+    low_cos, low_cov = DEFAULT_FLOOR.cosine / 2, DEFAULT_FLOOR.coverage / 2
+    assert nothing_relevant(Match(low_cos, low_cov))
+    assert not nothing_relevant(Match(DEFAULT_FLOOR.cosine, low_cov))  # close in meaning
+    assert not nothing_relevant(Match(low_cos, DEFAULT_FLOOR.coverage))  # shares the words

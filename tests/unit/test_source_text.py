@@ -89,7 +89,7 @@ def test_an_update_adds_its_turn_and_a_rebuild_gives_the_same_points() -> None:
     _apply(again, log)
     _apply(again, log)  # a repeat delivery changes nothing
     assert again.digest(["ns"]) == projection.digest(["ns"])
-    assert list(rebuilt.all("ns"))[0].payload.extra == point.payload.extra
+    assert next(iter(rebuilt.all("ns"))).payload.extra == point.payload.extra
     store.close()
     rebuilt.close()
 

@@ -1,0 +1,61 @@
+"""Recall quality through the broker, with the defaults and the rule extractor: an
+off-topic question is answered "nothing relevant" by the absolute confidence gate while
+on-topic ones are not."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from consumers.client import Memory
+from infra.settings import Settings
+from tests.harness import WorkerProcess
+
+T0 = datetime(2024, 3, 4, 9, tzinfo=UTC)
+SESSIONS = [
+    # (days after T0, turns)
+    (0, ["I adopted a beagle puppy called Biscuit.", "I work as a nurse at the city hospital."]),
+    (30, ["I started learning the cello with a teacher from the conservatory."]),
+    (62, ["We went hiking in the Dolomites with my sister Clara."]),
+]
+
+
+def eventually(fn: Callable[[], Any], ok: Callable[[Any], bool], timeout: float = 45.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        value = fn()
+        if ok(value) or time.monotonic() > deadline:
+            return value
+        time.sleep(0.5)
+
+
+@pytest.fixture(scope="module")
+def story(settings: Settings, worker: WorkerProcess) -> str:
+    ns = f"conf-{int(time.time() * 1000) % 10**9}"
+    with Memory(settings=settings) as mem:
+        total = 0
+        for i, (days, turns) in enumerate(SESSIONS):
+            total += len(turns)
+            mem.add(
+                [{"role": "user", "content": t, "speaker": "Maya"} for t in turns],
+                namespace=ns,
+                run_id=f"s{i}",
+                occurred_at=T0 + timedelta(days=days),
+            )
+        got = eventually(lambda: mem.get_all(namespace=ns)["results"], lambda rs: len(rs) >= total)
+        assert len(got) >= total, got
+    return ns
+
+
+def test_off_topic_question_is_answered_nothing_relevant(settings: Settings, story: str) -> None:
+    with Memory(settings=settings) as mem:
+        off = mem.recall("What is the capital gains tax rate on cryptocurrency?", namespace=story)
+        assert off["confidence"] == "skipped"
+        assert off["skipped_reason"] == "nothing relevant"
+        on = mem.recall("What kind of dog did Maya adopt?", namespace=story)
+        assert on["confidence"] != "skipped"
+        assert "beagle" in on["results"][0]["text"]
