@@ -23,6 +23,7 @@ from consumers.http_api import error, json_response, read_json
 from consumers.known_ids import IdDirectory, UnknownId
 from consumers.producer import AsyncProducer, turn_event
 from consumers.recall_pool import RecallBusy
+from core.event_time import CODES as EVENT_TIME_CODES
 from infra.settings import Settings
 from schemas.envelope import NAMESPACE_RE, make_event
 from schemas.errors import EventValidationError
@@ -159,8 +160,10 @@ class MemoryRoutes:
             )
         except EventValidationError as e:
             self.metrics["invalid_requests"] += 1
+            # well-formed but out of bounds in time: unprocessable, not malformed
+            status = 422 if e.code in EVENT_TIME_CODES else 400
             return json_response(
-                {"error": {"code": e.code, "message": e.message, "path": e.path}}, 400
+                {"error": {"code": e.code, "message": e.message, "path": e.path}}, status
             )
 
     def _duck(self) -> Any:

@@ -25,6 +25,7 @@ from typing import Any, TypeVar
 from aiokafka import AIOKafkaProducer
 from aiokafka.errors import KafkaError
 
+from core.event_time import event_time_error
 from infra.settings import Settings, load
 from schemas._fields import utc_now
 from schemas.envelope import (
@@ -98,6 +99,15 @@ def turn_event(
         env = replace(
             env, event_id=derived_id(env.occurred_at, "turn", env.namespace, turn.turn_id)
         )
+    return in_time(env, settings or Settings())
+
+
+def in_time(env: Envelope[T], settings: Settings) -> Envelope[T]:
+    """``env``, or EventValidationError if its event time is out of bounds (before 1970, or
+    more than ``max_future_skew_hours`` ahead of this clock; see core/event_time.py)."""
+    error = event_time_error(env.occurred_at, intake=utc_now(), skew=settings.max_future_skew)
+    if error is not None:
+        raise error
     return env
 
 
@@ -213,6 +223,7 @@ class AsyncProducer:
             except EventValidationError as e:
                 raise non_finite(env.payload) or e from None
             reject_non_finite(env.payload)
+            in_time(env, self.settings)
         return await self._publish(envs)
 
     async def _publish(self, envs: list[Envelope[Any]]) -> list[str]:
@@ -373,14 +384,17 @@ class AsyncProducer:
         occurred_at: datetime | None,
         correlation_id: str | None = None,
     ) -> Envelope[Any]:
-        return _checked(
-            payload,
-            namespace=namespace,
-            session_id=session_id,
-            occurred_at=occurred_at,
-            correlation_id=correlation_id,
-            producer=self.producer_name,
-            limits=self.settings.limits,
+        return in_time(
+            _checked(
+                payload,
+                namespace=namespace,
+                session_id=session_id,
+                occurred_at=occurred_at,
+                correlation_id=correlation_id,
+                producer=self.producer_name,
+                limits=self.settings.limits,
+            ),
+            self.settings,
         )
 
 

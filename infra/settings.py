@@ -12,6 +12,7 @@ import os
 import tomllib
 import typing
 from dataclasses import dataclass, field, fields
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,9 @@ class Settings:
     broker_heartbeat_interval: float = 1.0
     max_event_bytes: int = 1_048_576
     max_text_chars: int = 32_000
+    # event time: an event dated later than this past the clock at intake (or its namespace's
+    # newest event time) is rejected at the edge and dead-lettered by the agents (core/event_time.py)
+    max_future_skew_hours: float = 24.0
     # write path
     buffer_max_turns: int = 12
     buffer_max_age_minutes: float = 30.0
@@ -83,6 +87,10 @@ class Settings:
     @property
     def limits(self) -> Limits:
         return Limits(max_event_bytes=self.max_event_bytes, max_text_chars=self.max_text_chars)
+
+    @property
+    def max_future_skew(self) -> timedelta:
+        return timedelta(hours=self.max_future_skew_hours)
 
     @property
     def data_path(self) -> Path:

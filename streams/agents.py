@@ -17,6 +17,7 @@ from typing import Any
 import faust
 
 from core.buffer_policy import BufferConfig
+from core.event_time import event_time_error
 from core.gate import GateConfig
 from infra.settings import Settings
 from projections.factory import embedder as configured_embedder
@@ -27,7 +28,7 @@ from schemas.ids import derived_id
 from schemas.topics import BY_ROLE
 from streams.emit import Sent
 from streams.extraction import Extractor, make_extractor
-from streams.intake import DeadLetters, IntakeStats, decoded
+from streams.intake import DeadLetters, IntakeStats, decoded, intake_time
 from streams.learning import Learning
 from streams.maintenance import Maintenance
 from streams.partition_state import PartitionState, PartitionStates, load_partition
@@ -39,6 +40,25 @@ log = logging.getLogger("memstream.agents")
 #: handles one valid input; may return sends in flight (the input stays un-acknowledged
 #: until they complete, so a crash before then re-reads it)
 Handler = Callable[[Envelope[Any], Any], Awaitable[Sent | None]]
+
+#: the event-time bounds of one valid input (None: within them), see core/event_time.py
+TimeCheck = Callable[[Envelope[Any], Any], Awaitable[EventValidationError | None]]
+
+
+def time_check_for(settings: Settings, states: PartitionStates) -> TimeCheck:
+    skew = settings.max_future_skew
+
+    async def check(env: Envelope[Any], message: Any) -> EventValidationError | None:
+        state = await states.get(message.partition)
+        return event_time_error(
+            env.occurred_at,
+            intake=intake_time(message),
+            skew=skew,
+            watermark=state.watermarks.get(env.namespace),
+        )
+
+    return check
+
 
 #: role of the input topic -> name of the agent that reads it
 INPUT_AGENTS = {
@@ -63,6 +83,7 @@ def register_agent(
     handler: Handler,
     stats: IntakeStats,
     sink: Sink,
+    time_check: TimeCheck | None = None,
 ) -> Any:
     dlq = DeadLetters(sink, topics["dlq"].get_topic_name(), name)
     expected = frozenset(BY_ROLE[role].event_types)
@@ -83,6 +104,12 @@ def register_agent(
 
     async def agent(stream: Any) -> None:
         async for event, env in decoded(stream, dlq, limits, stats, expected):
+            if time_check is not None and (late := await time_check(env, event.message)):
+                # before any rule runs on it: a date in 9999 must not start a dream cycle
+                log.warning("%s dead-letters %s %s: %s", name, env.type, env.event_id, late)
+                await dlq.send(event.message, late)
+                stats.dead_lettered += 1
+                continue
             try:
                 pending = await handler(env, event)
             except EventValidationError as e:  # a bad reference (an unknown memory): its reason
@@ -309,6 +336,14 @@ def register_agents(
     for role, name in INPUT_AGENTS.items():
         handles[name] = IntakeStats()
         register_agent(
-            app, topics, settings, role, name, handlers.get(role, _accept), handles[name], sink
+            app,
+            topics,
+            settings,
+            role,
+            name,
+            handlers.get(role, _accept),
+            handles[name],
+            sink,
+            time_check_for(settings, states),
         )
     return handles

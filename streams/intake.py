@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from schemas._fields import utc_now
@@ -11,6 +12,19 @@ from schemas.envelope import Envelope, Limits, decode
 from schemas.errors import EventValidationError
 from streams.deadletter import dead_letter_from, encode_dead_letter
 from streams.sinks import Sink
+
+
+def intake_time(message: Any) -> datetime:
+    """When the record reached the broker (its timestamp), never later than this clock: a
+    replay decides as the first reading did, and a forged timestamp cannot widen the bound."""
+    now = utc_now()
+    stamp = getattr(message, "timestamp", None)
+    if not stamp:
+        return now
+    try:
+        return min(datetime.fromtimestamp(float(stamp), UTC), now)
+    except (OverflowError, OSError, ValueError):
+        return now
 
 
 @dataclass

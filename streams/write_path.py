@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import faust
 
 from core.buffer_policy import BufferConfig, due, trigger_on_append
+from core.event_time import event_time_error
 from core.gate import GateConfig
 from core.signals import scan
 from core.write_plan import BufferedTurn, plan_flush
@@ -28,7 +29,7 @@ from schemas.envelope import Envelope, encode, record_headers
 from schemas.errors import EventValidationError
 from schemas.events import ConversationTurn
 from streams.extraction import Extractor, extract_buffer, flush_of
-from streams.intake import dead_letter_record
+from streams.intake import dead_letter_record, intake_time
 from streams.partition_state import PartitionState, PartitionStates, SessionBuffer
 from streams.sinks import Sink
 
@@ -96,6 +97,16 @@ class WritePath:
                 pending.append(await self._dead_letter(message, e))
                 continue
             state = await self.states.get(message.partition)
+            late = event_time_error(
+                env.occurred_at,
+                intake=intake_time(message),
+                skew=self.settings.max_future_skew,
+                watermark=state.watermarks.get(env.namespace),
+            )
+            if late is not None:  # before the buffer and the dream-cycle schedule see it
+                log.warning("write path dead-letters turn %s: %s", env.event_id, late)
+                pending.append(await self._dead_letter(message, late))
+                continue
             if self.maintenance is not None:
                 boundary = self.maintenance.due(state, env.namespace, env.occurred_at)
                 if boundary is not None:
