@@ -49,7 +49,12 @@ def test_a_worker_with_another_embedder_writes_and_recalls_in_its_own_collection
             deadline = time.monotonic() + 45
             while len(mem.get_all(user_id=ns)["results"]) < 3 and time.monotonic() < deadline:
                 time.sleep(0.5)
-            hits = mem.search("where does Ana work?", user_id=ns, top_k=3)["results"]
+            # the retrieval projection may trail the analytics one: ask until it has them
+            while time.monotonic() < deadline:
+                hits = mem.search("where does Ana work?", user_id=ns, top_k=3)["results"]
+                if hits:
+                    break
+                time.sleep(0.5)
             assert hits and "nurse" in hits[0]["memory"], hits
     finally:
         worker.stop()
