@@ -277,7 +277,12 @@ class SentenceTransformerEmbedder:
         # a local folder names the collection by its model, not by the folder
         self._model_name = label or model
         self._model = module.SentenceTransformer(model, device=device)
-        dim = self._model.get_sentence_embedding_dimension()
+        # renamed in sentence-transformers 6; older releases have only the first name
+        dimension = (
+            getattr(self._model, "get_embedding_dimension", None)
+            or self._model.get_sentence_embedding_dimension
+        )
+        dim = dimension()
         if not dim:
             raise EmbedderUnavailable(f"{model} does not report an embedding dimension")
         self._dim = int(dim)
