@@ -256,6 +256,7 @@ class RecallService:
             coactivation=co_activation,
             at=point_in_time,
             include_superseded="superseded" in statuses,
+            time=intent.time,
         )
         scored = score_all(candidates, context, profile)
         vectors = self._vectors([states[mid].text for mid in ids], ids)

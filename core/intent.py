@@ -60,6 +60,7 @@ class IntentProfile:
     validity: float  # true at the time asked about
     pinned: float  # pinned by the user
     limit: int  # candidates to fetch from the store
+    event_time: float = 0.0  # event time in the span the query names (with_time_match)
 
     def __post_init__(self) -> None:
         for name, w in self.weights().items():
@@ -73,6 +74,25 @@ class IntentProfile:
     def weights(self) -> dict[str, float]:
         """Component name -> weight, in declaration order."""
         return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "limit"}
+
+
+#: The weight event time gets when a query names a time ("in May 2023", "last summer"),
+#: taken from the other components in proportion. Chosen on the development data: on the
+#: own set's 29 questions that name a time, turn-budgeted recall@10 0.724 at 0, 0.741 at
+#: 0.10 and 0.15, 0.724 at 0.25, 0.707 at 0.35 (BEAM dev's 11: unchanged up to 0.25).
+#: Relevance still leads: a memory of that month must also be about what is asked.
+TIME_SHARE: Final = 0.15
+
+
+def with_time_match(profile: IntentProfile, share: float = TIME_SHARE) -> IntentProfile:
+    """``profile`` with ``share`` of the weight on event time, the rest scaled down."""
+    weights = profile.weights()
+    others = sum(w for name, w in weights.items() if name != "event_time")
+    scale = (1.0 - share) / others if others else 0.0
+    new: dict[str, Any] = {
+        name: (share if name == "event_time" else w * scale) for name, w in weights.items()
+    }
+    return replace(profile, **new)
 
 
 PROFILES: Final[dict[IntentKind, IntentProfile]] = {
@@ -236,7 +256,7 @@ def classify(query: str, now: datetime | None = None) -> Intent:
     entities = tuple(dict.fromkeys(e.name for e in scan(query).entities))
     return Intent(
         kind=kind,
-        profile=PROFILES[kind],
+        profile=PROFILES[kind] if time is None else with_time_match(PROFILES[kind]),
         include_superseded=temporal,
         time=time,
         at=at,

@@ -10,8 +10,13 @@ parse. Spans carry ``now``'s timezone (UTC without one).
 Understood: ISO dates and months (``2023-05-02``, ``2023-05``), "March 5[th][, 2023]",
 "5[th] [of] March [2023]", "March [2023]", "Mar 5" / "Sep 2023" (abbreviations need a
 day or a year), years 1900-2099, today / tonight / this morning, yesterday / last night,
-this or last week / month / year (weeks start on Monday), "[on|last] Monday", and "N
-days / weeks / months / years ago" with N a number or a word up to twelve ("a", "an").
+this or last week / month / year (weeks start on Monday), "[on|last] Monday", "N
+days / weeks / months / years ago" with N a number or a word up to twelve ("a", "an"), and
+seasons: "last summer", "this spring", "[the] winter [of] 2023", "in the autumn" (northern
+meteorological seasons: spring is March to May, winter December to February and belongs to
+the year it starts in; "last summer" is the latest summer over by ``now``, a bare "in the
+summer" the latest begun by then; "fall" and "spring" count only after "last", "this", "in"
+or "during", or before a year, since both are also common words).
 "May" counts as a month only capitalised after a preposition or before a day or year,
 since "may" is mostly a verb. Numeric dates such as 3/5/2023 count for their year only:
 day-first and month-first readings disagree on the rest.
@@ -63,6 +68,8 @@ _YEAR = r"(?P<year>(?:19|20)\d\d)"
 _NUM = r"(?P<n>\d{1,3}|" + "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True)) + ")"
 _UNIT = r"(?P<unit>day|week|month|year)s?"
 _PREPOSITIONS: Final = ("in", "during", "since", "before", "after", "until", "till", "of", "by")
+_SEASONS: Final[dict[str, int]] = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
+_SEASON = r"(?P<season>spring|summer|autumn|fall|winter)"
 
 # Relation words directly before an expression ("before", "until the", "since early").
 _RELATION_RE: Final = re.compile(
@@ -205,6 +212,31 @@ def _ago(m: re.Match[str], now: datetime | None, tz: tzinfo) -> _Span | None:
     return _year_span(now.year - n, tz) if now.year - n >= 1 else None
 
 
+def _season_span(year: int, season: str, tz: tzinfo) -> _Span:
+    first = _SEASONS[season]
+    end_year, end_month = _shift_month(year, first, -3)
+    return datetime(year, first, 1, tzinfo=tz), datetime(end_year, end_month, 1, tzinfo=tz)
+
+
+def _season(m: re.Match[str], now: datetime | None, tz: tzinfo) -> _Span | None:
+    season = m["season"].lower()
+    which = (m["which"] or "").lower()
+    if m["year"]:
+        return _season_span(int(m["year"]), season, tz)
+    if not which and season in ("fall", "spring"):
+        before = m.string[: m.start()].split()
+        if not before or before[-1].lower() not in ("in", "during", "the"):
+            return None
+    if now is None:
+        return None
+    # the latest such season begun by now (this / bare) or over by now (last)
+    for year in (now.year, now.year - 1, now.year - 2):
+        start, end = _season_span(year, season, tz)
+        if (end <= now) if which == "last" else (start <= now):
+            return start, end
+    return None
+
+
 # Most specific first: at equal start positions the earlier pattern wins.
 _PATTERNS: Final[tuple[tuple[re.Pattern[str], _Handler], ...]] = tuple(
     (re.compile(rx, re.IGNORECASE), handler)
@@ -225,6 +257,10 @@ _PATTERNS: Final[tuple[tuple[re.Pattern[str], _Handler], ...]] = tuple(
             _weekday,
         ),
         (rf"\b{_NUM}\s+{_UNIT}\s+ago\b", _ago),
+        (
+            rf"\b(?:(?P<which>last|this)\s+)?(?:the\s+)?{_SEASON}\b(?:\s+(?:of\s+)?{_YEAR}\b)?",
+            _season,
+        ),
     )
 )
 

@@ -25,6 +25,12 @@ Components (values):
                   for history questions (``include_superseded``) without a time, superseded
                   memories count as valid too. Archived and deprecated memories: 0.
 ``pinned``        1 when pinned.
+``event_time``    the query names a time (``ScoringContext.time``): 1 when the memory's
+                  event time (its ``valid_from``, the date its text names, else when it was
+                  said) falls in that span (or before / after it, as the query relates);
+                  0.5 for a state that began before the span and still held at its start
+                  (true then, though not said then); 0 otherwise. Its weight is 0 unless
+                  the query names a time (``core.intent.with_time_match``).
 
 Times are event times passed in (``ScoringContext.now``), never the wall clock; all
 datetimes must share one convention (timezone-aware UTC in this project).
@@ -41,6 +47,7 @@ from typing import Final
 from core.activation import DEFAULT_ACTIVATION, ActivationParams, activation, hebbian
 from core.intent import IntentProfile
 from core.memory_state import MemoryState
+from core.query_time import TimeRef
 from core.retention import DEFAULT_RETENTION, RetentionModel, RetentionParams, retention
 from core.tokens import DEFAULT_TOKENIZER
 
@@ -56,6 +63,7 @@ COMPONENTS: Final[tuple[str, ...]] = (
     "coactivation",
     "validity",
     "pinned",
+    "event_time",
 )
 TIER_VALUE: Final[dict[str, float]] = {"core": 1.0, "working": 0.5, "peripheral": 0.0}
 RRF_BEST: Final = 2.0 / (60 + 1)  # rank 1 in both channels
@@ -134,6 +142,7 @@ class ScoringContext:
     at: datetime | None = None  # the time the query asks about (Intent.at)
     include_superseded: bool = False  # Intent.include_superseded
     relevance_max: float | None = None  # the candidate set's largest relevance
+    time: TimeRef | None = None  # the span the query names (Intent.time)
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,6 +195,29 @@ def validity(c: Candidate, context: ScoringContext) -> float:
     return 1.0 if after_start and before_end else 0.0
 
 
+def event_time_match(c: Candidate, time: TimeRef | None) -> float:
+    if time is None:
+        return 0.0
+    at = c.valid_from or c.created_at
+    if time.relation == "before":
+        inside = at < time.start
+    elif time.relation == "after":
+        inside = at >= time.end
+    elif time.relation == "since":
+        inside = at >= time.start
+    else:
+        inside = time.start <= at < time.end
+    if inside:
+        return 1.0
+    held = (
+        time.relation == "during"
+        and at < time.start
+        and (c.valid_until is None or c.valid_until > time.start)
+        and c.status in ("active", "superseded")
+    )
+    return 0.5 if held else 0.0
+
+
 def components(c: Candidate, context: ScoringContext) -> dict[str, float]:
     """The value of every component, each in [0, 1]."""
     now = context.now
@@ -215,6 +247,7 @@ def components(c: Candidate, context: ScoringContext) -> dict[str, float]:
         ),
         "validity": validity(c, context),
         "pinned": 1.0 if c.pinned else 0.0,
+        "event_time": event_time_match(c, context.time),
     }
 
 

@@ -1,6 +1,7 @@
 """Recall quality through the broker, with the defaults and the rule extractor: an
 off-topic question is answered "nothing relevant" by the absolute confidence gate while
-on-topic ones are not."""
+on-topic ones are not; a question naming a month finds the memory of that month first
+among memories that match it equally well in words."""
 
 from __future__ import annotations
 
@@ -17,9 +18,9 @@ from tests.harness import WorkerProcess
 
 T0 = datetime(2024, 3, 4, 9, tzinfo=UTC)
 SESSIONS = [
-    # (days after T0, turns)
-    (0, ["I adopted a beagle puppy called Biscuit.", "I work as a nurse at the city hospital."]),
-    (30, ["I started learning the cello with a teacher from the conservatory."]),
+    # (days after T0, turns): one hike a month, March, April, May 2024
+    (0, ["I adopted a beagle puppy called Biscuit.", "We went hiking on Mount Tamalpais."]),
+    (30, ["I started learning the cello.", "We went hiking in Yosemite."]),
     (62, ["We went hiking in the Dolomites with my sister Clara."]),
 ]
 
@@ -59,3 +60,16 @@ def test_off_topic_question_is_answered_nothing_relevant(settings: Settings, sto
         on = mem.recall("What kind of dog did Maya adopt?", namespace=story)
         assert on["confidence"] != "skipped"
         assert "beagle" in on["results"][0]["text"]
+
+
+@pytest.mark.parametrize(
+    ("month", "place"), [("March", "Tamalpais"), ("April", "Yosemite"), ("May", "Dolomites")]
+)
+def test_a_question_naming_a_month_finds_that_months_memory_first(
+    settings: Settings, story: str, month: str, place: str
+) -> None:
+    with Memory(settings=settings) as mem:
+        found = mem.recall(f"Where did Maya go hiking in {month} 2024?", namespace=story)
+        first = found["results"][0]
+        assert place in first["text"], [r["text"] for r in found["results"]]
+        assert first["explain"]["event_time"] == 1.0 and first["explain"]["event_time.w"] > 0

@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta, timezone
 import pytest
 
 from core.decompose import MAX_PARTS, decompose, rrf_merge
-from core.intent import PROFILES, classify
+from core.intent import PROFILES, classify, with_time_match
 from core.query_time import TimeRef, parse_time
 from core.recall_gate import should_retrieve
 
@@ -88,7 +88,9 @@ def test_gate_retrieves_real_questions(query: str) -> None:
 def test_classify_kinds(query: str, kind: str) -> None:
     intent = classify(query, NOW)
     assert intent.kind == kind
-    assert intent.profile == PROFILES[intent.kind]
+    assert intent.profile == (
+        PROFILES[intent.kind] if intent.time is None else with_time_match(PROFILES[intent.kind])
+    )
     assert intent.cues or kind == "general"
 
 
@@ -249,3 +251,51 @@ def test_nothing_relevant_needs_both_signals_under_their_floor() -> None:
     assert nothing_relevant(Match(low_cos, low_cov))
     assert not nothing_relevant(Match(DEFAULT_FLOOR.cosine, low_cov))  # close in meaning
     assert not nothing_relevant(Match(low_cos, DEFAULT_FLOOR.coverage))  # shares the words
+
+
+@pytest.mark.parametrize(
+    ("query", "now", "start", "end"),
+    [
+        (
+            "what did we do last summer?",
+            datetime(2024, 10, 5, tzinfo=UTC),
+            (2024, 6, 1),
+            (2024, 9, 1),
+        ),
+        (
+            "what did we do last summer?",
+            datetime(2024, 7, 5, tzinfo=UTC),
+            (2023, 6, 1),
+            (2023, 9, 1),
+        ),
+        ("hikes in the summer", datetime(2024, 7, 5, tzinfo=UTC), (2024, 6, 1), (2024, 9, 1)),
+        ("this spring", datetime(2024, 10, 5, tzinfo=UTC), (2024, 3, 1), (2024, 6, 1)),
+        ("the winter of 2023", None, (2023, 12, 1), (2024, 3, 1)),
+        ("during spring 2024", None, (2024, 3, 1), (2024, 6, 1)),
+        ("last fall", datetime(2024, 10, 5, tzinfo=UTC), (2023, 9, 1), (2023, 12, 1)),
+        ("last winter", datetime(2024, 1, 15, tzinfo=UTC), (2022, 12, 1), (2023, 3, 1)),
+    ],
+)
+def test_parse_time_seasons(
+    query: str, now: datetime | None, start: tuple[int, int, int], end: tuple[int, int, int]
+) -> None:
+    ref = parse_time(query, now)
+    assert ref is not None
+    assert (ref.start, ref.end) == (datetime(*start, tzinfo=UTC), datetime(*end, tzinfo=UTC))
+
+
+@pytest.mark.parametrize("query", ["I fall asleep early", "spring water", "the fall of Rome"])
+def test_seasons_need_context_when_they_are_common_words(query: str) -> None:
+    ref = parse_time(query, datetime(2024, 10, 5, tzinfo=UTC))
+    assert ref is None or ref.text != query.split()[-1]
+
+
+def test_a_named_time_moves_weight_to_event_time() -> None:
+    from core.intent import PROFILES, TIME_SHARE
+
+    now = datetime(2024, 10, 5, tzinfo=UTC)
+    timed = classify("What did Maya do in May 2024?", now=now).profile
+    plain = classify("What did Maya do?", now=now).profile
+    assert plain.event_time == 0.0 and timed.event_time == TIME_SHARE
+    assert math.isclose(sum(timed.weights().values()), 1.0)
+    assert timed.relevance < PROFILES["temporal"].relevance  # taken in proportion

@@ -319,3 +319,44 @@ def test_confidence_on_scored_sets() -> None:
         BASE_PROFILES["entity_profile"],
     )
     assert confidence(unrelated) == "skipped"
+
+
+def test_event_time_match_reads_the_memorys_event_time_against_the_named_span() -> None:
+    from core.query_time import TimeRef
+    from core.scoring import event_time_match
+
+    may = TimeRef(
+        datetime(2024, 5, 1, tzinfo=UTC), datetime(2024, 6, 1, tzinfo=UTC), "during", "May"
+    )
+    said_in_may = _cand(created_at=datetime(2024, 5, 10, tzinfo=UTC))
+    said_later_about_may = _cand(
+        created_at=datetime(2024, 8, 1, tzinfo=UTC), valid_from=datetime(2024, 5, 3, tzinfo=UTC)
+    )
+    state_from_before = _cand(created_at=datetime(2024, 1, 2, tzinfo=UTC))
+    ended_before = _cand(
+        created_at=datetime(2024, 1, 2, tzinfo=UTC), valid_until=datetime(2024, 4, 1, tzinfo=UTC)
+    )
+    said_after = _cand(created_at=datetime(2024, 7, 1, tzinfo=UTC))
+    assert event_time_match(said_in_may, may) == 1.0
+    assert event_time_match(said_later_about_may, may) == 1.0  # the date its text names
+    assert event_time_match(state_from_before, may) == 0.5  # held then, not said then
+    assert event_time_match(ended_before, may) == 0.0
+    assert event_time_match(said_after, may) == 0.0
+    assert event_time_match(said_in_may, None) == 0.0
+    before_may = replace(may, relation="before")
+    assert event_time_match(state_from_before, before_may) == 1.0
+    assert event_time_match(said_in_may, before_may) == 0.0
+    assert event_time_match(said_after, replace(may, relation="after")) == 1.0
+    assert event_time_match(said_in_may, replace(may, relation="since")) == 1.0
+
+
+def test_a_named_month_puts_the_memory_of_that_month_first() -> None:
+    from core.intent import classify
+
+    now = datetime(2024, 9, 1, tzinfo=UTC)
+    intent = classify("Where did Maya go hiking in May 2024?", now=now)
+    may = _cand("may", created_at=datetime(2024, 5, 12, tzinfo=UTC), relevance=0.9)
+    july = _cand("july", created_at=datetime(2024, 7, 12, tzinfo=UTC), relevance=1.0)
+    ranked = score_all([may, july], ScoringContext(now=now, time=intent.time), intent.profile)
+    assert [s.memory_id for s in ranked] == ["may", "july"]
+    assert ranked[0].explain["event_time"] == 1.0 and ranked[0].explain["event_time.w"] > 0
