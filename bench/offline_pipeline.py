@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from core.buffer_policy import BufferConfig, trigger_on_append
+from core.buffer_policy import BufferConfig, due_on_clock, flush_order, trigger_on_append
 from core.embedding import Embedder
 from core.gate import GateConfig
 from core.namespace_memory import NamespaceMemory
@@ -96,10 +96,23 @@ async def _run(
         ns, session = row["namespace"], row["session_id"]
         at = datetime.fromisoformat(row["occurred_at"])
         watermark[ns] = max(watermark.get(ns, at), at)
-        # Other sessions of the partition age with the watermark, as the timer would see them.
-        for key in [k for k, b in buffers.items() if k[0] == ns and k[1] != session]:
-            if watermark[ns] - buffers[key][0].occurred_at >= config.max_age:
-                await flush(key, "buffer_age")
+        # The namespace's other sessions that its clock leaves behind, as the write path does.
+        stale = {
+            k: due
+            for k, b in buffers.items()
+            if k[0] == ns
+            and k[1] != session
+            and (
+                due := due_on_clock(
+                    first_at=b[0].occurred_at,
+                    last_at=max(t.occurred_at for t in b),
+                    watermark=watermark[ns],
+                    config=config,
+                )
+            )
+        }
+        for key in flush_order((k, buffers[k][0].occurred_at) for k in stale):
+            await flush(key, stale[key])
         signal = scan(row["text"], role=row["role"])
         turn = BufferedTurn(
             derived_id(at, "turn", ns, row["turn_id"]),

@@ -1,19 +1,25 @@
 """When a session's turn buffer is extracted: pure rules on event time.
 
 An urgent HIGH signal extracts at once (one call for the whole buffer, so the model sees the
-context); a full buffer extracts as a batch; a buffer whose first turn is older than
-``max_age`` relative to the partition's event-time watermark extracts as a batch.
-``idle_seconds`` is the one wall-clock rule: it only decides *when* a quiet buffer is
-flushed (liveness), never *what* is extracted.
+context); a full buffer extracts as a batch. When a namespace's event-time clock moves (one
+of its sessions speaks), each of its *other* open buffers is extracted once its first turn is
+``max_age`` older than the clock, or its last turn ``gap`` older (the tenant moved on to
+another conversation): decided at the namespace, in the order of its own turns, so the same
+input gives the same flushes whatever the batch boundaries or the speed of the worker.
+
+``idle_seconds`` is the one wall-clock rule, for liveness only: a namespace that has sent
+nothing for that long has its open buffers extracted (nothing later will move its clock).
 """
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Literal
+from typing import Literal, TypeVar
 
-Trigger = Literal["high_signal", "buffer_full", "buffer_age", "idle"]
+Trigger = Literal["high_signal", "buffer_full", "buffer_age", "session_change", "idle"]
+K = TypeVar("K", bound=Hashable)
 
 
 #: HIGH reasons that cannot wait for the batch: a correction must supersede the wrong
@@ -28,6 +34,7 @@ URGENT_REASONS: frozenset[str] = frozenset({"correction", "decision"})
 class BufferConfig:
     max_turns: int = 12
     max_age: timedelta = timedelta(minutes=30)
+    gap: timedelta = timedelta(minutes=10)
     idle_seconds: float = 5.0
     urgent: frozenset[str] | None = URGENT_REASONS  # None: every HIGH turn extracts at once
 
@@ -51,12 +58,23 @@ def trigger_on_append(
     return None
 
 
-def due(
-    *, first_at: datetime, watermark: datetime, idle_for: float, config: BufferConfig
+def due_on_clock(
+    *, first_at: datetime, last_at: datetime, watermark: datetime, config: BufferConfig
 ) -> Trigger | None:
-    """Checked by the timer: age in event time, or idleness in wall time."""
+    """An open buffer of a namespace whose clock moved to ``watermark`` (another session spoke)."""
     if watermark - first_at >= config.max_age:
         return "buffer_age"
-    if idle_for >= config.idle_seconds:
-        return "idle"
+    if watermark - last_at >= config.gap:
+        return "session_change"
     return None
+
+
+def quiet(*, idle_for: float, config: BufferConfig) -> bool:
+    """Wall clock, liveness only: the namespace sent nothing for ``idle_seconds``."""
+    return idle_for >= config.idle_seconds
+
+
+def flush_order(buffers: Iterable[tuple[K, datetime]]) -> list[K]:
+    """Buffers flushed together go in the order of their first turns (then their keys), so
+    the memory state each one is planned against does not depend on dict order."""
+    return [key for key, _at in sorted(buffers, key=lambda kv: (kv[1], str(kv[0])))]

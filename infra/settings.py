@@ -43,7 +43,9 @@ class Settings:
     # write path
     buffer_max_turns: int = 12
     buffer_max_age_minutes: float = 30.0
-    buffer_idle_seconds: float = 5.0  # wall-clock liveness: a quiet buffer is extracted after this
+    # event time: another session of the tenant speaks this long after a buffer's last turn
+    buffer_gap_minutes: float = 10.0
+    buffer_idle_seconds: float = 5.0  # wall-clock liveness: a quiet tenant's buffers after this
     # prediction-error gate (core/gate.py): similarity to the closest memory decides
     gate_create_below: float = 0.70  # under this: a new memory
     gate_update_min: float = 0.75  # from this up: an update of the closest memory

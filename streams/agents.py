@@ -227,6 +227,7 @@ def register_write_path(
         BufferConfig(
             max_turns=settings.buffer_max_turns,
             max_age=timedelta(minutes=settings.buffer_max_age_minutes),
+            gap=timedelta(minutes=settings.buffer_gap_minutes),
             idle_seconds=settings.buffer_idle_seconds,
         ),
         GateConfig(

@@ -44,11 +44,14 @@ MAX_RECALLS = 100_000  # recalls remembered per partition for feedback on a quer
 class SessionBuffer:
     turns: list[BufferedTurn] = field(default_factory=list)
     messages: list[Any] = field(default_factory=list)  # held (un-acked) faust messages
-    last_append: float = 0.0  # loop time of the last append (idle rule only)
 
     @property
     def first_at(self) -> datetime:
         return self.turns[0].occurred_at
+
+    @property
+    def last_at(self) -> datetime:
+        return max(t.occurred_at for t in self.turns)
 
 
 @dataclass
@@ -69,6 +72,10 @@ class PartitionState:
     namespaces: dict[str, NamespaceMemory] = field(default_factory=dict)
     extracted: set[tuple[str, str]] = field(default_factory=set)  # (namespace, turn_id)
     buffers: dict[tuple[str, str | None], SessionBuffer] = field(default_factory=dict)
+    # The open buffers' keys by namespace (the flush rules are decided per namespace), and
+    # the loop time of each namespace's latest turn (the wall-clock idle rule, liveness only).
+    open_keys: dict[str, dict[tuple[str, str | None], None]] = field(default_factory=dict)
+    last_input: dict[str, float] = field(default_factory=dict)
     # Turns of buffers cut for extraction whose TurnsExtracted is not applied yet: a copy of
     # one that arrives meanwhile (a producer's retry) is a duplicate, not a new turn.
     extracting: set[tuple[str, str]] = field(default_factory=set)
@@ -158,9 +165,26 @@ class PartitionState:
         buf = self.buffers.get((namespace, session_id))
         return buf is not None and any(t.turn_id == turn_id for t in buf.turns)
 
+    def buffer(self, key: tuple[str, str | None]) -> SessionBuffer:
+        """The session's open buffer (a new one if it has none)."""
+        buf = self.buffers.get(key)
+        if buf is None:
+            buf = self.buffers[key] = SessionBuffer()
+            self.open_keys.setdefault(key[0], {})[key] = None
+        return buf
+
+    def open_in(self, namespace: str) -> list[tuple[str, str | None]]:
+        """Keys of the namespace's open buffers."""
+        return list(self.open_keys.get(namespace, ()))
+
     def cut(self, key: tuple[str, str | None]) -> SessionBuffer:
         """Take a session's buffer out for extraction; later turns start a new one."""
         buffer = self.buffers.pop(key)
+        keys = self.open_keys.get(key[0])
+        if keys is not None:
+            keys.pop(key, None)
+            if not keys:
+                del self.open_keys[key[0]]
         self.extracting.update((key[0], t.turn_id) for t in buffer.turns)
         return buffer
 

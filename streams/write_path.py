@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import faust
 
-from core.buffer_policy import BufferConfig, due, trigger_on_append
+from core.buffer_policy import BufferConfig, due_on_clock, flush_order, quiet, trigger_on_append
 from core.event_time import event_time_error
 from core.gate import GateConfig
 from core.signals import scan
@@ -118,33 +118,48 @@ class WritePath:
                         pending.extend(await self._flush(ready))
                         flushed.extend(ready)
                     await self.maintenance.run(state, env.namespace, boundary)
-            job = self._accept(state, env, message)
-            if job is not None:
-                jobs.append(job)
+            jobs.extend(self._accept(state, env, message))
         if jobs:
             pending.extend(await self._flush(jobs))
         await self._settle(pending, [*flushed, *jobs])
 
     def _drain(self, state: PartitionState, namespace: str) -> list[Job]:
-        jobs = []
-        for key in list(state.buffers):
-            if key[0] == namespace:
-                jobs.append(Job(state, key, state.cut(key), "cycle"))
-        return jobs
+        keys = [(k, state.buffers[k].first_at) for k in state.open_in(namespace)]
+        return [Job(state, key, state.cut(key), "cycle") for key in flush_order(keys)]
 
     def _accept(
         self, state: PartitionState, env: Envelope[ConversationTurn], message: Any
-    ) -> Job | None:
+    ) -> list[Job]:
+        """Buffer one turn; the jobs it makes due, in order: the namespace's other buffers
+        its event time leaves behind, then its own buffer if that is complete."""
         turn = env.payload
         ns, session = env.namespace, env.session_id
         if (ns, turn.turn_id) in state.extracted or state.buffered(ns, session, turn.turn_id):
             self.stats.duplicates += 1  # a re-delivered or re-published turn: already handled
-            return None
+            return []
         self.stats.turns += 1
-        state.advance(ns, env.occurred_at)
-        signal = scan(turn.text, role=turn.role)
+        state.last_input[ns] = asyncio.get_running_loop().time()
         key = (ns, session)
-        buffer = state.buffers.setdefault(key, SessionBuffer())
+        jobs: list[Job] = []
+        before = state.watermark(ns)
+        state.advance(ns, env.occurred_at)
+        watermark = state.watermark(ns)
+        if watermark > before:  # the clock moved: other sessions may be left behind
+            stale: dict[tuple[str, str | None], str] = {}
+            for other in state.open_in(ns):
+                buf = state.buffers[other]
+                due = due_on_clock(
+                    first_at=buf.first_at,
+                    last_at=buf.last_at,
+                    watermark=watermark,
+                    config=self.buffer_config,
+                )
+                if other != key and due is not None:
+                    stale[other] = due
+            for other in flush_order((k, state.buffers[k].first_at) for k in stale):
+                jobs.append(Job(state, other, state.cut(other), stale[other]))
+        signal = scan(turn.text, role=turn.role)
+        buffer = state.buffer(key)
         buffer.turns.append(
             BufferedTurn(
                 env.event_id,
@@ -158,7 +173,6 @@ class WritePath:
         )
         message.incref()  # held until the buffer's events are durable
         buffer.messages.append(message)
-        buffer.last_append = asyncio.get_running_loop().time()
         trigger = trigger_on_append(
             level=signal.level.value,
             size=len(buffer.turns),
@@ -167,9 +181,9 @@ class WritePath:
             config=self.buffer_config,
             reasons=signal.reasons,
         )
-        if trigger is None:
-            return None
-        return Job(state, key, state.cut(key), trigger)
+        if trigger is not None:
+            jobs.append(Job(state, key, state.cut(key), trigger))
+        return jobs
 
     # --- timer -----------------------------------------------------------------------
 
@@ -179,15 +193,12 @@ class WritePath:
         now = asyncio.get_running_loop().time()
         jobs: list[Job] = []
         for state in self.states.loaded():
-            for key, buffer in list(state.buffers.items()):
-                trigger = due(
-                    first_at=buffer.first_at,
-                    watermark=state.watermark(key[0]),
-                    idle_for=now - buffer.last_append,
-                    config=self.buffer_config,
-                )
-                if trigger is not None:
-                    jobs.append(Job(state, key, state.cut(key), trigger))
+            # Only whole namespaces that went quiet: while a namespace talks, its clock
+            # decides (in _accept), so a wall-clock moment never splits its stream.
+            for ns in sorted(state.open_keys):
+                if quiet(idle_for=now - state.last_input.get(ns, 0.0), config=self.buffer_config):
+                    keys = [(k, state.buffers[k].first_at) for k in state.open_in(ns)]
+                    jobs.extend(Job(state, k, state.cut(k), "idle") for k in flush_order(keys))
         if jobs:
             await self._settle(await self._flush(jobs), jobs)
 

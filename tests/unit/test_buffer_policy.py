@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from core.buffer_policy import BufferConfig, due, trigger_on_append
+from core.buffer_policy import BufferConfig, due_on_clock, flush_order, quiet, trigger_on_append
 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
 CFG = BufferConfig(max_turns=3, max_age=timedelta(minutes=10), idle_seconds=5)
@@ -33,10 +33,26 @@ def test_age_is_event_time() -> None:
         trigger_on_append(level="SKIP", size=1, first_at=T0, watermark=late, config=CFG)
         == "buffer_age"
     )
-    assert due(first_at=T0, watermark=late, idle_for=0, config=CFG) == "buffer_age"
-    assert due(first_at=T0, watermark=T0 + timedelta(minutes=9), idle_for=0, config=CFG) is None
+    at = {"first_at": T0, "last_at": T0, "config": CFG}
+    assert due_on_clock(watermark=late, **at) == "buffer_age"  # type: ignore[arg-type]
+
+
+def test_another_session_past_the_gap_flushes_a_buffer() -> None:
+    last = T0 + timedelta(minutes=6)
+    cfg = BufferConfig(max_age=timedelta(minutes=30), gap=timedelta(minutes=5))
+    at = {"first_at": T0, "last_at": last, "config": cfg}
+    assert due_on_clock(watermark=last + timedelta(minutes=4), **at) is None  # type: ignore[arg-type]
+    assert due_on_clock(watermark=last + timedelta(minutes=5), **at) == "session_change"  # type: ignore[arg-type]
+    assert due_on_clock(watermark=T0 + timedelta(minutes=30), **at) == "buffer_age"  # type: ignore[arg-type]
 
 
 def test_idle_is_only_liveness() -> None:
-    assert due(first_at=T0, watermark=T0, idle_for=5.0, config=CFG) == "idle"
-    assert due(first_at=T0, watermark=T0, idle_for=4.9, config=CFG) is None
+    assert quiet(idle_for=5.0, config=CFG)
+    assert not quiet(idle_for=4.9, config=CFG)
+
+
+def test_buffers_flushed_together_go_in_event_time_order() -> None:
+    keys = [(("ns", "b"), T0 + timedelta(minutes=1)), (("ns", "a"), T0 + timedelta(minutes=1))]
+    keys.append((("ns", None), T0))
+    assert flush_order(keys) == [("ns", None), ("ns", "a"), ("ns", "b")]
+    assert flush_order(reversed(keys)) == flush_order(keys)
