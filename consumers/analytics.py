@@ -10,6 +10,7 @@ import duckdb
 import httpx
 import orjson
 
+from consumers.worker_api import auth_headers, checked, refusal
 from infra.settings import Settings
 from projections.layout import Layout
 from projections.user_sql import UserSQLError, lock_down
@@ -42,22 +43,23 @@ class LocalAnalytics:
 
 
 class RemoteAnalytics:
-    def __init__(self, api_url: str, timeout: float = 60.0) -> None:
-        self.client = httpx.Client(base_url=api_url, timeout=timeout)
+    def __init__(self, api_url: str, timeout: float = 60.0, api_key: str | None = None) -> None:
+        self.api_key = api_key
+        self.client = httpx.Client(base_url=api_url, timeout=timeout, headers=auth_headers(api_key))
 
     def sql(self, query: str, params: list[Any] | None = None, limit: int = 10_000) -> Result:
         response = self.client.post(
             "/sql", content=orjson.dumps({"sql": query, "params": params, "limit": limit})
         )
+        if (refused := refusal(response, self.api_key)) is not None:
+            raise refused  # a key problem, not the query's
         body = response.json()
         if response.status_code != 200:
             raise UserSQLError(body.get("error", {}).get("message", response.text))
         return body["columns"], [tuple(r) for r in body["rows"]]
 
     def get(self, path: str, **params: str) -> Any:
-        response = self.client.get(path, params=params)
-        response.raise_for_status()
-        return response.json()
+        return checked(self.client.get(path, params=params), self.api_key)
 
     def close(self) -> None:
         self.client.close()
@@ -68,7 +70,7 @@ def open_analytics(settings: Settings) -> Analytics:
     if worker is not None:
         try:  # the recorded worker may be shutting down: ask before relying on it
             httpx.get(f"{worker['api_url']}/health", timeout=2.0).raise_for_status()
-            return RemoteAnalytics(worker["api_url"])
+            return RemoteAnalytics(worker["api_url"], api_key=settings.api_key)
         except httpx.HTTPError:
             pass
     return LocalAnalytics(Layout(settings.data_path).duckdb())

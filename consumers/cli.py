@@ -12,12 +12,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
+from consumers.worker_api import auth_headers, refusal
 from infra.settings import ConfigError, Settings, load
 from schemas.errors import EventValidationError
 
 
 def _settings(args: argparse.Namespace) -> Settings:
-    return load(getattr(args, "config", None))
+    settings = load(getattr(args, "config", None))
+    key = getattr(args, "api_key", None)  # --api-key wins over MEMSTREAM_API_KEY
+    return settings.with_(api_key=key) if key else settings
 
 
 def cmd_broker(args: argparse.Namespace) -> int:
@@ -173,7 +176,8 @@ def _wait_for_extraction(args: argparse.Namespace, settings: Settings, report: A
 
 
 def _api_key(settings: Settings) -> str | None:
-    return settings.api_keys.split(",")[0].split("=")[0] if settings.api_keys else None
+    """The key the CLI sends: its own (see consumers/worker_api.py), never the server's list."""
+    return settings.api_key
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
@@ -357,7 +361,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     settings = _settings(args)
     worker = running_worker(settings.data_dir)
     if worker is not None:
-        remote = RemoteAnalytics(worker["api_url"], timeout=300)
+        remote = RemoteAnalytics(worker["api_url"], timeout=300, api_key=_api_key(settings))
         live = remote.get("/projections/digest")
         duck = live.get("duckdb")
         duck_digest = (
@@ -450,8 +454,8 @@ def _recaller(settings: Settings) -> Any:
     worker = running_worker(settings.data_dir)
     if worker is not None:
         client = httpx.Client(base_url=worker["api_url"], timeout=60)
-        key = settings.api_keys.split(",")[0].split("=")[0] if settings.api_keys else None
-        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        key = _api_key(settings)
+        headers = auth_headers(key)
 
         def remote(
             namespace: str, query: str, k: int, as_of: str | None, query_id: str | None
@@ -467,6 +471,8 @@ def _recaller(settings: Settings) -> Any:
                     "query_id": query_id,
                 },
             )
+            if (refused := refusal(response, key)) is not None:
+                raise refused  # the whole batch would fail alike: stop with one line
             body = response.json()
             if response.status_code != 200:
                 error = body.get("error", {})
@@ -603,13 +609,12 @@ def _worker_admin(
     if worker is None:
         print(f"memstream {command}: no running worker{why}", file=sys.stderr)
         return 2
-    key = settings.api_keys.split(",")[0].split("=")[0] if settings.api_keys else None
+    key = _api_key(settings)
     response = httpx.post(
-        f"{worker['api_url']}/v1/{command}",
-        timeout=600,
-        headers={"Authorization": f"Bearer {key}"} if key else {},
-        json=payload,
+        f"{worker['api_url']}/v1/{command}", timeout=600, headers=auth_headers(key), json=payload
     )
+    if (refused := refusal(response, key)) is not None:
+        raise refused
     body: dict[str, Any] = response.json()
     if response.status_code != 200:
         print(f"memstream {command}: {body.get('error', {}).get('message')}", file=sys.stderr)
@@ -654,11 +659,18 @@ def _worker_client(args: argparse.Namespace, command: str) -> Any:
         print(f"memstream {command}: no running worker (start `memstream worker`)", file=sys.stderr)
         return 2
     key = _api_key(settings)
+    # a refused key is one line for every command (see main), whatever the route
     return httpx.Client(
         base_url=worker["api_url"],
         timeout=60,
-        headers={"Authorization": f"Bearer {key}"} if key else {},
+        headers=auth_headers(key),
+        event_hooks={"response": [lambda r: _refused(r, key)]},
     )
+
+
+def _refused(response: Any, key: str | None) -> None:
+    if (refused := refusal(response, key)) is not None:
+        raise refused
 
 
 def cmd_pin(args: argparse.Namespace) -> int:
@@ -843,6 +855,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--config", help="TOML config file (default: $MEMSTREAM_CONFIG or ./memstream.toml)"
     )
+    key_help = (
+        "API key sent to the worker (default: $MEMSTREAM_API_KEY); needed when the worker "
+        "has MEMSTREAM_API_KEYS"
+    )
+    parser.add_argument("--api-key", help=key_help)
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser(
@@ -1045,16 +1062,31 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--limit", type=int, default=20)
     p.set_defaults(fn=cmd_tail)
+    # after the command too: `memstream sql ... --api-key K` (aliases share one parser)
+    for each in {id(p): p for p in sub.choices.values()}.values():
+        if "--api-key" not in each._option_string_actions:  # mcp has its own
+            each.add_argument("--api-key", default=argparse.SUPPRESS, help=key_help)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
+    import httpx
+
+    from consumers.worker_api import WorkerApiError
+    from projections.user_sql import UserSQLError
+
     args = build_parser().parse_args(argv)
     try:
         return int(args.fn(args))
     except ConfigError as e:
         print(f"memstream: {e}", file=sys.stderr)
         return 2
+    except (WorkerApiError, UserSQLError) as e:  # one line, never a traceback
+        print(f"memstream {args.command}: {e}", file=sys.stderr)
+        return 1
+    except httpx.HTTPError as e:
+        print(f"memstream {args.command}: the worker's API failed: {e}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         return 130
 

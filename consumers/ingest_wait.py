@@ -23,6 +23,7 @@ from typing import Any
 import httpx
 from aiokafka import AIOKafkaConsumer, TopicPartition
 
+from consumers.worker_api import auth_headers, refusal
 from infra.settings import Settings
 from schemas.topics import BY_ROLE
 from streams.status import running_worker
@@ -61,8 +62,10 @@ class _Worker:
                 "--wait needs a running worker for this data directory (`memstream worker`); "
                 "without one nothing is extracted"
             )
-        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self.http = httpx.Client(base_url=worker["api_url"], timeout=30, headers=headers)
+        self.key = api_key
+        self.http = httpx.Client(
+            base_url=worker["api_url"], timeout=30, headers=auth_headers(api_key)
+        )
 
     def covered(self, ids_by_ns: Mapping[str, Sequence[str]]) -> int:
         total = 0
@@ -72,6 +75,8 @@ class _Worker:
                     "/sql",
                     json={"sql": _COVERED_SQL, "params": [[ns], list(ids[start : start + _CHUNK])]},
                 )
+                if (refused := refusal(response, self.key)) is not None:
+                    raise WaitError(str(refused))
                 body = response.json()
                 if response.status_code != 200:
                     message = body.get("error", {}).get("message", response.text)

@@ -89,7 +89,7 @@ class WorkerLink:
         self.timeout = timeout
         self.pinned = settings.mcp_namespace
         first = settings.api_keys.split(",")[0].split("=")[0] if settings.api_keys else None
-        self.own_key = settings.mcp_api_key or first
+        self.own_key = settings.mcp_api_key or settings.api_key or first
         self._client: httpx.AsyncClient | None = None
         self._reach: dict[str | None, list[str]] = {}
 

@@ -78,6 +78,8 @@ class Settings:
     api_port: int = 0  # 0: a free port, recorded in <data_dir>/worker.json
     hot_max_bytes: int = 5 * 1024  # the hot memory block's hard cap (core/hot_memory.py)
     api_keys: str | None = None  # "key=ns1|ns2,admin=*" (see consumers/auth.py); unset: open API
+    # the key this client (CLI) sends to the worker's API; --api-key overrides it
+    api_key: str | None = None
     # MCP server (`memstream mcp`): the namespace it serves (unset: the one the caller's key
     # reaches, or a tool's namespace argument), the key it presents over stdio, and the
     # worker's API (unset: the running worker of data_dir)
