@@ -32,6 +32,13 @@ Components (values):
                   (true then, though not said then); 0 otherwise. Its weight is 0 unless
                   the query names a time (``core.intent.with_time_match``).
 
+Learned utility then scales the sum (``with_utility``): a memory the agent's feedback
+found useful (Q > 0.5) moves toward 1, a useless one (Q < 0.5) shrinks, by up to
+``utility_gain`` (0.5 by default) of the way; Q = 0.5, where every memory starts and where
+unused ones drift back, leaves the score as it is, so fresh memories are never penalised
+and feedback is what moves the ranking (its weighted term alone moved a score by ~0.003).
+``explain["utility"]`` is the factor's effect, ``explain["score.before_utility"]`` the sum.
+
 Times are event times passed in (``ScoringContext.now``), never the wall clock; all
 datetimes must share one convention (timezone-aware UTC in this project).
 """
@@ -143,6 +150,7 @@ class ScoringContext:
     include_superseded: bool = False  # Intent.include_superseded
     relevance_max: float | None = None  # the candidate set's largest relevance
     time: TimeRef | None = None  # the span the query names (Intent.time)
+    utility_gain: float = 0.5  # how far learned Q may move a score (see with_utility)
 
 
 @dataclass(frozen=True, slots=True)
@@ -251,8 +259,19 @@ def components(c: Candidate, context: ScoringContext) -> dict[str, float]:
     }
 
 
+def with_utility(total: float, q: float, gain: float) -> float:
+    """``total`` in [0, 1] scaled by learned utility ``q``: identity at q = 0.5; q = 1 moves
+    it ``gain`` of the way to 1, q = 0 takes ``gain`` of it away. Stays in [0, 1] and keeps
+    the order of equal-q scores."""
+    q, gain = _unit(q), _unit(gain)
+    if q >= 0.5:
+        return total + (1.0 - total) * gain * 2.0 * (q - 0.5)
+    return total * (1.0 - gain * 2.0 * (0.5 - q))
+
+
 def score(candidate: Candidate, context: ScoringContext, profile: IntentProfile) -> Scored:
-    """Weighted sum of the components under ``profile``, with its explanation."""
+    """Weighted sum of the components under ``profile``, scaled by learned utility, with
+    its explanation."""
     values = components(candidate, context)
     weights = profile.weights()
     explain: dict[str, float] = {}
@@ -261,7 +280,11 @@ def score(candidate: Candidate, context: ScoringContext, profile: IntentProfile)
         explain[name + ".w"] = weights[name]
     explain["relevance.raw"] = candidate.relevance
     total = math.fsum(values[name] * weights[name] for name in COMPONENTS)
-    return Scored(candidate.memory_id, total, explain)
+    final = with_utility(total, values["q_value"], context.utility_gain)
+    if final != total:
+        explain["score.before_utility"] = total
+        explain["utility"] = final - total
+    return Scored(candidate.memory_id, final, explain)
 
 
 def score_all(

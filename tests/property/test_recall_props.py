@@ -16,7 +16,15 @@ from core.mmr import mmr
 from core.query_time import parse_time
 from core.recall_gate import confidence, should_retrieve
 from core.retention import RETENTION_MODELS, retention
-from core.scoring import COMPONENTS, Candidate, Scored, ScoringContext, score, score_all
+from core.scoring import (
+    COMPONENTS,
+    Candidate,
+    Scored,
+    ScoringContext,
+    score,
+    score_all,
+    with_utility,
+)
 
 _DATES = st.datetimes(
     min_value=datetime(1990, 1, 1), max_value=datetime(2100, 1, 1), timezones=st.just(UTC)
@@ -102,8 +110,11 @@ def test_scores_finite_bounded_and_explained(
         assert math.isfinite(s.score) and 0.0 <= s.score <= 1.0 + 1e-12
         values = [s.explain[c] for c in COMPONENTS]
         assert all(0.0 <= v <= 1.0 for v in values)
-        # the documented relation: the score is the exact-rounded sum of value x weight
-        assert s.score == math.fsum(s.explain[c] * s.explain[c + ".w"] for c in COMPONENTS)
+        # the documented relation: the exact-rounded sum of value x weight, scaled by the
+        # learned utility (explained when it changed anything)
+        total = math.fsum(s.explain[c] * s.explain[c + ".w"] for c in COMPONENTS)
+        assert s.explain.get("score.before_utility", total) == total
+        assert s.score == with_utility(total, s.explain["q_value"], ctx.utility_gain)
     for c in cands:
         assert math.isfinite(score(c, ctx, profile).score)
 
@@ -178,3 +189,14 @@ def test_query_rules_never_raise(query: str, now: datetime | None) -> None:
 def test_confidence_is_total(values: list[float]) -> None:
     level = confidence([Scored(f"m{i}", v, {}) for i, v in enumerate(values)])
     assert level in ("full", "abbreviated", "skipped")
+
+
+@given(st.floats(0.0, 1.0), st.floats(0.0, 1.0), st.floats(0.0, 1.0), st.floats(0.0, 1.0))
+def test_learned_utility_keeps_scores_in_range_and_order(
+    total: float, q: float, other_q: float, gain: float
+) -> None:
+    scaled = with_utility(total, q, gain)
+    assert 0.0 <= scaled <= 1.0
+    assert with_utility(total, 0.5, gain) == total  # no feedback, no change
+    if q <= other_q:  # more useful never ranks lower at the same relevance
+        assert scaled <= with_utility(total, other_q, gain) + 1e-12

@@ -1,0 +1,190 @@
+"""Does feedback change what recall returns? A simulated agent on an evaluation set.
+
+The agent recalls for each question of a training half, judges every top-10 result against
+the question's evidence turns (a result citing one is useful: positive feedback; any other
+is a distractor: negative) and sends that feedback, for a few rounds of event time. Each
+feedback goes through the same pure Q-learning rule the q-learner agent runs
+(core/qlearning.py) and its ``QValueUpdated`` events through the same retrieval projection,
+so recall ranks with the learned Q exactly as a worker would. Then:
+
+- recall@10 (turn-budgeted) on the training questions and on held-out questions of the same
+  conversations, against the same pipeline with learning off (no feedback), same run;
+- for each question, the top-ranked distractor in the top 5 gets three negative feedbacks:
+  the share that leaves the top 5 of its question.
+
+Deterministic: no wall clock, no randomness (the split alternates questions).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from bench.offline_pipeline import configured_embedder
+from bench.retrieval_eval import (
+    ABSTENTION,
+    EvalSet,
+    Pipeline,
+    budgeted,
+    build_pipeline,
+    load_set,
+)
+from core.qlearning import FeedbackView, QState, plan_q_updates
+from core.sparse import BM25Encoder
+from projections.port import LogRecord
+from projections.qdrant_projection import QdrantProjection
+from schemas.envelope import encode, make_event
+from schemas.events import QValueUpdated
+
+ROUNDS = 3
+TOP = 10
+_TOPIC = "eval.memory.log"  # the topic build_pipeline projects from
+_FIRST_OFFSET = 10**9  # after every offset the pipeline's own events used
+
+
+@dataclass
+class Learner:
+    """Feedback -> Q updates -> the pipeline's retrieval store, as the q-learner would."""
+
+    pipeline: Pipeline
+    q: dict[str, QState] = field(default_factory=dict)
+    offset: int = _FIRST_OFFSET
+    updates: int = 0
+
+    def __post_init__(self) -> None:
+        self.projection = QdrantProjection(
+            self.pipeline.store, _TOPIC, configured_embedder(), BM25Encoder()
+        )
+
+    def feedback(self, ns: str, verdicts: Sequence[tuple[str, bool]], at: datetime) -> None:
+        records = []
+        for memory_id, useful in verdicts:
+            view = FeedbackView(
+                memory_ids=(memory_id,), outcome="positive" if useful else "negative"
+            )
+            state = self.q.get(memory_id, QState(0.5))
+            for change in plan_q_updates({memory_id: state}, view, None, at):
+                env = make_event(
+                    QValueUpdated(
+                        memory_id=memory_id,
+                        old_q=change.old_q,
+                        new_q=change.new_q,
+                        reward=change.reward,
+                        weight=change.weight,
+                        alpha=change.alpha,
+                        feedback_event_id=f"sim-{self.offset}",
+                        evidence=change.evidence(),
+                    ),
+                    namespace=ns,
+                    occurred_at=at,
+                )
+                self.q[memory_id] = QState(change.new_q, at)
+                records.append(LogRecord(_TOPIC, 0, self.offset, env.key, encode(env)))
+                self.offset += 1
+                self.updates += 1
+        if records:
+            self.projection.apply(records)
+
+
+def _ask(pipeline: Pipeline, q: Mapping[str, Any], at: datetime) -> list[Any]:
+    result = pipeline.service.recall_sync(q["namespace"], q["query"], k=40, now=at)
+    return list(result.results)
+
+
+def _recall10(pipeline: Pipeline, questions: Sequence[Mapping[str, Any]], at: datetime) -> float:
+    if not questions:
+        return 0.0
+    total = 0.0
+    for q in questions:
+        groups = [r.source_turn_ids for r in _ask(pipeline, q, at)]
+        total += budgeted(set(q["evidence_turn_ids"]), groups)[10]
+    return total / len(questions)
+
+
+def split(
+    questions: Sequence[Mapping[str, Any]],
+) -> tuple[list[Mapping[str, Any]], list[Mapping[str, Any]]]:
+    """Per namespace, alternate questions into training and held-out halves."""
+    by_ns: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
+    for q in questions:
+        if q["kind"] != ABSTENTION and q["evidence_turn_ids"]:
+            by_ns[q["namespace"]].append(q)
+    train: list[Mapping[str, Any]] = []
+    held: list[Mapping[str, Any]] = []
+    for ns in sorted(by_ns):
+        for i, q in enumerate(by_ns[ns]):
+            (train if i % 2 == 0 else held).append(q)
+    return train, held
+
+
+def evaluate_learning(eval_set: EvalSet, rounds: int = ROUNDS) -> dict[str, Any]:
+    train, held = split(eval_set.questions)
+    start = max(datetime.fromisoformat(t["occurred_at"]) for t in eval_set.turns) + timedelta(
+        days=1
+    )
+    off = build_pipeline(eval_set.turns)
+    on = build_pipeline(eval_set.turns)
+    learner = Learner(on)
+    try:
+        base_train, base_held = _recall10(off, train, start), _recall10(off, held, start)
+        at = start
+        for _round in range(rounds):
+            for q in train:
+                evidence = set(q["evidence_turn_ids"])
+                verdicts = [
+                    (r.memory_id, bool(evidence & set(r.source_turn_ids)))
+                    for r in _ask(on, q, at)[:TOP]
+                ]
+                learner.feedback(q["namespace"], verdicts, at)
+            at += timedelta(days=1)
+        after_train, after_held = _recall10(on, train, at), _recall10(on, held, at)
+        left, tried = _three_negatives(off, train, start)
+    finally:
+        off.store.close()
+        on.store.close()
+    return {
+        "questions": {"train": len(train), "held_out": len(held)},
+        "rounds": rounds,
+        "q_updates": learner.updates,
+        "recall@10": {
+            "train": {"off": round(base_train, 4), "on": round(after_train, 4)},
+            "held_out": {"off": round(base_held, 4), "on": round(after_held, 4)},
+        },
+        "three_negatives": {"distractors": tried, "left_top5": left},
+    }
+
+
+def _three_negatives(
+    pipeline: Pipeline, questions: Sequence[Mapping[str, Any]], at: datetime
+) -> tuple[int, int]:
+    """(distractors that left their question's top 5 after three negatives, tried)."""
+    learner = Learner(pipeline)
+    left = tried = 0
+    for q in questions:
+        evidence = set(q["evidence_turn_ids"])
+        top = _ask(pipeline, q, at)[:5]
+        distractor = next((r for r in top if not evidence & set(r.source_turn_ids)), None)
+        if distractor is None:
+            continue
+        tried += 1
+        for _ in range(3):
+            learner.feedback(q["namespace"], [(distractor.memory_id, False)], at)
+        if distractor.memory_id not in {r.memory_id for r in _ask(pipeline, q, at)[:5]}:
+            left += 1
+    return left, tried
+
+
+def main() -> int:
+    import json
+
+    loaded = load_set("own")
+    assert loaded is not None
+    print(json.dumps(evaluate_learning(loaded), indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,65 @@
+"""Feedback visibly changes what recall returns, through the broker with the defaults: a
+memory the agent marks wrong three times gives its place to the next one, and positive
+feedback brings a lower one up; each step is a QValueUpdated event in its history."""
+
+from __future__ import annotations
+
+import random
+import time
+from datetime import UTC, datetime
+
+import pytest
+
+from consumers.client import Memory
+from infra.settings import Settings
+from tests.harness import WorkerProcess
+
+pytestmark = pytest.mark.integration
+
+T0 = datetime(2024, 6, 1, 9, tzinfo=UTC)
+QUESTION = "who drinks green tea?"
+
+
+def _ranked(mem: Memory, ns: str) -> list[str]:
+    return [r["memory_id"] for r in mem.recall(QUESTION, namespace=ns, k=5)["results"]]
+
+
+def _until(mem: Memory, ns: str, ok: object, timeout: float = 30.0) -> list[str]:
+    deadline = time.monotonic() + timeout
+    while True:
+        ranked = _ranked(mem, ns)
+        if ok(ranked) or time.monotonic() > deadline:  # type: ignore[operator]
+            return ranked
+        time.sleep(0.3)
+
+
+def test_negative_feedback_demotes_and_positive_promotes(
+    settings: Settings, worker: WorkerProcess
+) -> None:
+    ns = f"fb-{random.randrange(10**8)}"
+    with Memory(settings=settings) as mem:
+        mem.add(
+            [
+                {"role": "user", "content": t, "speaker": "Lea"}
+                for t in [
+                    "I drink green tea every morning.",
+                    "My brother Tom drinks green tea at night.",
+                ]
+            ],
+            user_id=ns,
+            run_id="s1",
+            occurred_at=T0,
+        )
+        before = _until(mem, ns, lambda r: len(r) >= 2)
+        assert len(before) >= 2, before
+        top, second = before[0], before[1]
+        for _ in range(3):
+            mem.feedback(top, "negative", namespace=ns)
+        after = _until(mem, ns, lambda r: r[0] != top)
+        assert after[0] == second and top in after, (before, after)
+        kinds = [e["type"] for e in mem.history(top, namespace=ns)]
+        assert kinds.count("QValueUpdated") == 3
+        for _ in range(3):
+            mem.feedback(top, "positive", namespace=ns)
+        again = _until(mem, ns, lambda r: r[0] == top)
+        assert again[0] == top, again
