@@ -24,7 +24,7 @@ from core.embedding import Embedder
 from core.fusion import Part, fuse_parts
 from core.intent import classify
 from core.memory_state import MemoryState, from_json
-from core.mmr import mmr
+from core.mmr import folded, mmr
 from core.recall_gate import (
     MATCH_DEPTH,
     Match,
@@ -261,7 +261,8 @@ class RecallService:
         scored = score_all(candidates, context, profile)
         vectors = self._vectors([states[mid].text for mid in ids], ids)
         sources = {mid: states[mid].source_turn_ids for mid in ids}
-        top = mmr(scored, vectors, lambda_=0.7, k=k, sources=sources)
+        derived = {mid for mid in ids if states[mid].category == "summary"}
+        top = mmr(scored, vectors, lambda_=0.7, k=k, sources=sources, derived=derived)
         results = [
             RecallHitView(
                 memory_id=s.memory_id,
@@ -293,6 +294,7 @@ class RecallService:
                 "match": {"cosine": round(match.cosine, 6), "coverage": round(match.coverage, 6)},
                 "subqueries": subqueries,
                 "candidates": len(candidates),
+                "folded": folded(ids, derived, sources),
                 "cues": list(intent.cues),
                 # An absolute measure of how well the best answer matches (ranking scores are
                 # relative to the candidate set): the top result's dense cosine similarity.

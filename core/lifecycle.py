@@ -206,6 +206,7 @@ class MemoryView:
     flashbulb: bool = False
     merged_into: str | None = None
     superseded_by: str | None = None
+    source_turn_ids: tuple[str, ...] = ()
 
     @classmethod
     def from_state(
@@ -249,6 +250,7 @@ class MemoryView:
             flashbulb=state.arousal >= flashbulb_arousal,
             merged_into=state.merged_into,
             superseded_by=state.superseded_by,
+            source_turn_ids=state.source_turn_ids,
         )
 
     @property
@@ -277,6 +279,7 @@ class Action:
     stability_after: float | None = None
     text_after: str | None = None
     entities_after: tuple[str, ...] | None = None
+    sources_after: tuple[str, ...] | None = None  # a merge leader: its members' turns too
     merged_into: str | None = None
     superseded_by: str | None = None
     valid_until: datetime | None = None
@@ -844,6 +847,8 @@ def _clusters(
             # nothing new: keep the leader's own wording (and punctuation)
             text = leader.text if parts == merge_clauses([leader.text]) else "; ".join(parts) + "."
             entities = tuple(dict.fromkeys(e for m in (leader, *rest) for e in m.entities))
+            # the leader now says what its members said: it cites their turns too
+            sources = _sources((leader, *rest))
             sim_of = {ordered[j].memory_id: _r(float(sims[cluster[0], j])) for j in cluster[1:]}
             ev = {
                 "members": [m.memory_id for m in rest],
@@ -851,7 +856,11 @@ def _clusters(
                 "category": leader.category,
             }
             actions: list[Action] = []
-            if text != leader.text or entities != leader.entities:
+            if (
+                text != leader.text
+                or entities != leader.entities
+                or sources != leader.source_turn_ids
+            ):
                 actions.append(
                     Action(
                         "consolidation",
@@ -861,6 +870,7 @@ def _clusters(
                         {**ev, "previous_text": leader.text},
                         text_after=text,
                         entities_after=entities,
+                        sources_after=sources,
                     )
                 )
             for m in rest:
@@ -907,6 +917,10 @@ def plan_consolidation(
 # --- 6. summaries --------------------------------------------------------------------
 
 
+def _sources(memories: Iterable[MemoryView]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(t for m in memories for t in m.source_turn_ids))
+
+
 def summary_id(namespace: str, category: str, at: datetime) -> str:
     return derived_id(at, "category-summary", namespace, category, at.isoformat())
 
@@ -943,6 +957,8 @@ def plan_summaries(
             entities=tuple(sorted({e for m in group for e in m.entities}))[:50],
             last_q_update=at,
             retention=1.0,
+            # derived: it cites its members' turns, so recall can fold it behind them
+            source_turn_ids=_sources(ordered),
         )
         ev = {
             "category": category,

@@ -143,6 +143,17 @@ def audit_memory(db: SQL, memory_id: str, namespace: str | None = None) -> Audit
     return trail
 
 
+def _updated(p: dict[str, Any]) -> str:
+    # a dream-cycle merge names its rule, and the members' turns the leader now cites
+    rule = (p.get("evidence") or {}).get("rule")
+    turns = p.get("source_turn_ids") or []
+    return (
+        f'text -> "{p.get("text")}"'
+        + (f" by rule {rule}" if rule else "")
+        + (f" (+{len(turns)} source turns)" if turns else "")
+    )
+
+
 def _superseded(p: dict[str, Any]) -> str:
     # an expiry (a plan's date passed, a validity ended) has no successor: say which it was
     by = p.get("superseded_by")
@@ -152,7 +163,7 @@ def _superseded(p: dict[str, Any]) -> str:
 
 def _summary(kind: str, p: dict[str, Any]) -> str:
     return {
-        "MemoryUpdated": f'text -> "{p.get("text")}"',
+        "MemoryUpdated": _updated(p),
         "MemoryReinforced": f"stability {p.get('stability_before')} -> {p.get('stability_after')} ({p.get('reason')})",
         "MemorySuperseded": _superseded(p),
         "DuplicateSkipped": f'a repeat was skipped: "{p.get("text")}"',

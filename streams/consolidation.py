@@ -94,6 +94,7 @@ def _events(
                 previous_text=v.text,
                 content_hash=content_hash(ns, action.text_after),
                 entities=list(action.entities_after or ()),
+                source_turn_ids=list(action.sources_after or ()),
                 evidence=ev,
             )
         ]
@@ -110,6 +111,7 @@ def _events(
                 entities=list(c.entities),
                 content_hash=content_hash(ns, c.text),
                 subject=c.subject,
+                source_turn_ids=list(c.source_turn_ids),
                 evidence=ev,
             )
         ]

@@ -1,7 +1,8 @@
 """Recall quality through the broker, with the defaults and the rule extractor: an
 off-topic question is answered "nothing relevant" by the absolute confidence gate while
 on-topic ones are not; a question naming a month finds the memory of that month first
-among memories that match it equally well in words."""
+among memories that match it equally well in words; a dream-cycle summary cites its
+members' turns and is folded behind them, so it never pushes them out of a recall."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import pytest
 
 from consumers.client import Memory
 from infra.settings import Settings
-from tests.harness import WorkerProcess
+from tests.harness import WorkerProcess, memstream_json
 
 T0 = datetime(2024, 3, 4, 9, tzinfo=UTC)
 SESSIONS = [
@@ -73,3 +74,56 @@ def test_a_question_naming_a_month_finds_that_months_memory_first(
         first = found["results"][0]
         assert place in first["text"], [r["text"] for r in found["results"]]
         assert first["explain"]["event_time"] == 1.0 and first["explain"]["event_time.w"] > 0
+
+
+DECISIONS = [
+    "We decided to use Postgres for the billing database.",
+    "We decided to move the standup to 10am.",
+    "We decided to adopt Kafka for the event pipeline.",
+    "We decided to hire a second designer in June.",
+    "We decided to drop the legacy mobile app.",
+    "We decided to host the offsite in Lisbon.",
+    "We decided to switch the CI to GitHub Actions.",
+    "We decided to freeze features before the audit.",
+    "We decided to rename the product to Harbor.",
+    "We decided to publish release notes every Friday.",
+    "We decided to keep the free tier for students.",
+    "We decided to run a security review every quarter.",
+]
+
+
+def test_a_summary_is_folded_behind_its_members(settings: Settings, worker: WorkerProcess) -> None:
+    ns = f"fold-{int(time.time() * 1000) % 10**9}"
+    with Memory(settings=settings) as mem:
+        mem.add(
+            [{"role": "user", "content": t, "speaker": "Maya"} for t in DECISIONS],
+            namespace=ns,
+            run_id="s1",
+            occurred_at=T0,
+        )
+        members = eventually(
+            lambda: mem.get_all(namespace=ns)["results"], lambda rs: len(rs) >= len(DECISIONS)
+        )
+        assert len(members) >= len(DECISIONS), members
+        later = (T0 + timedelta(days=1)).isoformat()
+        memstream_json(
+            settings, "consolidate", "--json", "--namespace", ns, "--at", later, "--apply"
+        )
+
+        def summaries() -> list[dict[str, Any]]:
+            rows = mem.get_all(namespace=ns)["results"]
+            return [
+                r
+                for r in rows
+                if r.get("metadata", {}).get("category", r.get("category")) == "summary"
+            ]
+
+        made = eventually(summaries, bool, timeout=30)
+        assert made, mem.get_all(namespace=ns)["results"]
+        found = eventually(
+            lambda: mem.recall("Which database did we decide to use for billing?", namespace=ns),
+            lambda r: len(r["results"]) >= 10,
+        )
+        texts = [r["text"] for r in found["results"]]
+        assert "Postgres" in texts[0], texts
+        assert all(r["category"] != "summary" for r in found["results"]), texts

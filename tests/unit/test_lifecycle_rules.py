@@ -270,6 +270,27 @@ def test_summary_after_ten_members_and_debounced() -> None:
     assert plan_summaries(prefs[:10], AT, CFG).actions == ()
 
 
+def test_derived_memories_cite_their_members_turns() -> None:
+    same = mem("tea", "I prefer tea.", "preference", q_value=0.9, source_turn_ids=("t1",))
+    twin = mem("tea2", "I prefer tea.", "preference", q_value=0.5, source_turn_ids=("t2", "t1"))
+    result = plan_consolidation([same, twin], {"tea": unit(0), "tea2": unit(1)}, AT, CFG)
+    rewrite = next(a for a in result.actions if a.kind == "rewrite")  # text unchanged: turns
+    assert rewrite.memory_id == "tea" and rewrite.sources_after == ("t1", "t2")
+    prefs = [
+        mem(
+            f"p{i}",
+            f"I like item {i}.",
+            "preference",
+            created_at=ago(i),
+            source_turn_ids=(f"t{i}",),
+        )
+        for i in range(11)
+    ]
+    (summary,) = plan_summaries(prefs, AT, CFG).actions
+    assert summary.created is not None
+    assert sorted(summary.created.source_turn_ids) == sorted(f"t{i}" for i in range(11))
+
+
 # --- 7. archival and the whole cycle ---------------------------------------------------
 
 

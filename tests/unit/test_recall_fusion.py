@@ -126,3 +126,21 @@ def test_as_of_keeps_what_was_known_and_not_over() -> None:
     over = _state(status="superseded", valid_until=NOW + 5 * day)
     assert known_and_not_over(over, NOW + 4 * day)
     assert not known_and_not_over(over, NOW + 5 * day)
+
+
+def test_a_summary_is_folded_behind_its_members() -> None:
+    from core.mmr import folded
+
+    scored = [_s("summary", 0.9), _s("m1", 0.8), _s("m2", 0.7), _s("other", 0.6), _s("lone", 0.85)]
+    sources = {
+        "summary": ["t1", "t2", "t9"],
+        "m1": ["t1"],
+        "m2": ["t2"],
+        "other": ["t3"],
+        "lone": ["t7"],  # a summary whose members are not candidates
+    }
+    derived = {"summary", "lone"}
+    top = mmr(scored, {}, k=3, sources=sources, derived=derived)
+    assert [s.memory_id for s in top] == ["lone", "m1", "m2"]  # members not pushed out
+    assert folded(sources, derived, sources) == ["summary"]
+    assert mmr(scored, {}, k=5, sources=sources)[0].memory_id == "summary"  # unfolded: first
