@@ -10,7 +10,9 @@ from typing import Any
 
 from aiokafka import AIOKafkaConsumer, TopicPartition
 
+from consumers.auth import TOKEN_HEADER
 from consumers.producer import AsyncProducer
+from infra.kafka_auth import client_options
 from infra.settings import Settings
 from schemas.envelope import Envelope, decode, make_event
 from schemas.events import RecallAnswered, RecallRequested
@@ -25,11 +27,17 @@ async def recall_over_bus(
     k: int = 10,
     as_of: datetime | None = None,
     timeout: float = 30.0,
+    token: str | None = None,
 ) -> Envelope[RecallAnswered]:
+    """``token``: a key for ``namespace``, required when the worker has API keys
+    (MEMSTREAM_API_KEYS); sent in the ``memstream-token`` header, never in the event."""
     correlation = f"c-{uuid.uuid4().hex}"
     reply_topic = BY_ROLE["recall_replies"].name(settings.topic_prefix)
     consumer = AIOKafkaConsumer(
-        bootstrap_servers=settings.bootstrap(), enable_auto_commit=False, group_id=None
+        bootstrap_servers=settings.bootstrap(),
+        enable_auto_commit=False,
+        group_id=None,
+        **client_options(settings),
     )
     await consumer.start()
     try:
@@ -49,7 +57,9 @@ async def recall_over_bus(
             limits=settings.limits,
         )
         async with AsyncProducer(settings, producer_name="bus-recall") as producer:
-            await producer.publish(request)
+            await producer.publish(
+                request, headers=[(TOKEN_HEADER, token.encode())] if token else ()
+            )
         deadline = asyncio.get_running_loop().time() + timeout
         while asyncio.get_running_loop().time() < deadline:
             batch: dict[Any, list[Any]] = await consumer.getmany(timeout_ms=500)

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from consumers.worker_api import auth_headers, refusal
+from infra.kafka_auth import client_options
 from infra.settings import ConfigError, Settings, load
 from schemas.errors import EventValidationError
 
@@ -68,7 +69,12 @@ def cmd_topics(args: argparse.Namespace) -> int:
             print(f"{spec.name(settings.topic_prefix):28} key={spec.key:15} {types}")
         return 0
     statuses = asyncio.run(
-        ensure_topics(settings.bootstrap(), settings.topic_prefix, settings.partitions)
+        ensure_topics(
+            settings.bootstrap(),
+            settings.topic_prefix,
+            settings.partitions,
+            auth=client_options(settings),
+        )
     )
     for s in statuses:
         state = "created" if s.created else "exists"
@@ -205,7 +211,7 @@ def cmd_dlq(args: argparse.Namespace) -> int:
     async def run() -> int:
         n = 0
         reasons: Counter[str] = Counter()
-        async for record in read_topic(settings.bootstrap(), topic):
+        async for record in read_topic(settings.bootstrap(), topic, auth=client_options(settings)):
             dl = decode_dead_letter(record.value)
             reasons[dl.reason] += 1
             n += 1
@@ -235,7 +241,7 @@ def cmd_tail(args: argparse.Namespace) -> int:
         n = 0
         # like tail(1): the newest records by broker timestamp, across partitions
         newest: list[tuple[int, int, int, Any]] = []
-        async for record in read_topic(settings.bootstrap(), topic):
+        async for record in read_topic(settings.bootstrap(), topic, auth=client_options(settings)):
             n += 1
             heapq.heappush(newest, (record.timestamp, record.partition, record.offset, record))
             if len(newest) > max(0, args.limit):

@@ -24,6 +24,7 @@ import httpx
 from aiokafka import AIOKafkaConsumer, TopicPartition
 
 from consumers.worker_api import auth_headers, refusal
+from infra.kafka_auth import client_options
 from infra.settings import Settings
 from schemas.topics import BY_ROLE
 from streams.status import running_worker
@@ -95,7 +96,11 @@ class _Worker:
 
 async def _log_ends(settings: Settings) -> dict[str, int]:
     topic = BY_ROLE["memory_log"].name(settings.topic_prefix)
-    consumer = AIOKafkaConsumer(bootstrap_servers=settings.bootstrap(), enable_auto_commit=False)
+    consumer = AIOKafkaConsumer(
+        bootstrap_servers=settings.bootstrap(),
+        enable_auto_commit=False,
+        **client_options(settings),
+    )
     await consumer.start()
     try:
         parts = consumer.partitions_for_topic(topic) or set()

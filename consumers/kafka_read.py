@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 from aiokafka import AIOKafkaConsumer, TopicPartition
 
 
 async def read_topic(
-    bootstrap: str, topic: str, *, timeout: float = 10.0, idle: float = 0.3
+    bootstrap: str,
+    topic: str,
+    *,
+    timeout: float = 10.0,
+    idle: float = 0.3,
+    auth: Mapping[str, Any] | None = None,
 ) -> AsyncIterator[Any]:
     """Yield every record of ``topic`` up to its end, then stop.
 
@@ -17,9 +22,10 @@ async def read_topic(
     ``idle`` seconds brings nothing: the embedded broker reports the end of a batched
     write as the batch's first offset + 1, so end offsets alone would stop too early.
     No consumer group: reading is side-effect free and never competes with workers.
+    ``auth``: the client options of ``infra.kafka_auth.client_options``.
     """
     consumer = AIOKafkaConsumer(
-        bootstrap_servers=bootstrap, enable_auto_commit=False, group_id=None
+        bootstrap_servers=bootstrap, enable_auto_commit=False, group_id=None, **(auth or {})
     )
     await consumer.start()
     try:

@@ -26,6 +26,7 @@ from aiokafka import AIOKafkaProducer
 from aiokafka.errors import KafkaError
 
 from core.event_time import event_time_error
+from infra.kafka_auth import client_options
 from infra.settings import Settings, load
 from schemas._fields import utc_now
 from schemas.envelope import (
@@ -168,6 +169,7 @@ class AsyncProducer:
             request_timeout_ms=self._request_timeout_ms,
             max_batch_size=256 * 1024,
             client_id=self.producer_name,
+            **client_options(self.settings),
         )
         try:
             async with asyncio.timeout(self._delivery_timeout):
@@ -193,13 +195,16 @@ class AsyncProducer:
     def topic(self, env: Envelope[Any]) -> str:
         return topic_for_type(env.type).name(self.settings.topic_prefix)
 
-    async def send(self, env: Envelope[Any]) -> asyncio.Future[Any]:
-        """Queue one event; the returned future resolves when the broker acknowledged it."""
+    async def send(
+        self, env: Envelope[Any], headers: Sequence[tuple[str, bytes]] = ()
+    ) -> asyncio.Future[Any]:
+        """Queue one event (``headers`` go next to the project's own, e.g. a recall's
+        ``memstream-token``); the returned future resolves when the broker acknowledged it."""
         if self._producer is None:
             raise PublishError("producer is not started (use `async with AsyncProducer() as p:`)")
         try:
             future: asyncio.Future[Any] = await self._producer.send(
-                self.topic(env), encode(env), key=env.key, headers=record_headers(env)
+                self.topic(env), encode(env), key=env.key, headers=[*record_headers(env), *headers]
             )
             return future
         except KafkaError as e:
@@ -207,10 +212,12 @@ class AsyncProducer:
                 f"publish of {env.type} {env.event_id} to Kafka at {self._bootstrap} failed: {e}"
             ) from e
 
-    async def publish(self, env: Envelope[Any]) -> str:
-        return (await self.publish_many([env]))[0]
+    async def publish(self, env: Envelope[Any], headers: Sequence[tuple[str, bytes]] = ()) -> str:
+        return (await self.publish_many([env], headers=headers))[0]
 
-    async def publish_many(self, envs: Iterable[Envelope[Any]]) -> list[str]:
+    async def publish_many(
+        self, envs: Iterable[Envelope[Any]], headers: Sequence[tuple[str, bytes]] = ()
+    ) -> list[str]:
         """Send a batch (the client groups records per partition) and wait for every ack.
 
         Envelopes may be built by hand, so each is checked as an agent would decode it
@@ -224,16 +231,20 @@ class AsyncProducer:
                 raise non_finite(env.payload) or e from None
             reject_non_finite(env.payload)
             in_time(env, self.settings)
-        return await self._publish(envs)
+        return await self._publish(envs, headers)
 
-    async def _publish(self, envs: list[Envelope[Any]]) -> list[str]:
+    async def _publish(
+        self, envs: list[Envelope[Any]], headers: Sequence[tuple[str, bytes]] = ()
+    ) -> list[str]:
         """publish_many for events built by make_event (validated already)."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self._delivery_timeout
         futures: list[asyncio.Future[Any]] = []
         try:
             for env in envs:  # a send waits for metadata and buffer space: bounded as well
-                futures.append(await asyncio.wait_for(self.send(env), deadline - loop.time()))
+                futures.append(
+                    await asyncio.wait_for(self.send(env, headers), deadline - loop.time())
+                )
         except TimeoutError:
             pass
         if futures:
@@ -421,11 +432,13 @@ class Producer:
     def _call(self, coro: Coroutine[Any, Any, T]) -> T:
         return asyncio.run_coroutine_threadsafe(coro, self._loop).result()
 
-    def publish(self, env: Envelope[Any]) -> str:
-        return self._call(self._async.publish(env))
+    def publish(self, env: Envelope[Any], headers: Sequence[tuple[str, bytes]] = ()) -> str:
+        return self._call(self._async.publish(env, headers))
 
-    def publish_many(self, envs: Iterable[Envelope[Any]]) -> list[str]:
-        return self._call(self._async.publish_many(list(envs)))
+    def publish_many(
+        self, envs: Iterable[Envelope[Any]], headers: Sequence[tuple[str, bytes]] = ()
+    ) -> list[str]:
+        return self._call(self._async.publish_many(list(envs), headers))
 
     def turn(self, **kwargs: Any) -> str:
         return self._call(self._async.turn(**kwargs))

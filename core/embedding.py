@@ -56,21 +56,6 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str]) -> Matrix: ...
 
 
-class _ModelEmbedder:
-    """What the model-backed embedders share: ``version`` and ``dim`` as constructed."""
-
-    _version: str
-    _dim: int
-
-    @property
-    def version(self) -> str:
-        return self._version
-
-    @property
-    def dim(self) -> int:
-        return self._dim
-
-
 class EmbedderUnavailable(RuntimeError):
     """The configured embedder cannot run here (missing package, key or model)."""
 
@@ -195,7 +180,7 @@ OPENAI_DIMS: dict[str, int] = {
 }
 
 
-class OpenAIEmbedder(_ModelEmbedder):
+class OpenAIEmbedder:
     """Embeddings from the OpenAI API (or any server speaking its embeddings endpoint)."""
 
     def __init__(
@@ -233,6 +218,14 @@ class OpenAIEmbedder(_ModelEmbedder):
     def name(self) -> str:
         return f"openai-{self._model}"
 
+    @property
+    def version(self) -> str:
+        return self._version
+
+    @property
+    def dim(self) -> int:
+        return self._dim
+
     def embed(self, texts: Sequence[str]) -> Matrix:
         if isinstance(texts, str):
             raise TypeError("embed() takes a sequence of texts, not one string")
@@ -262,7 +255,7 @@ class OpenAIEmbedder(_ModelEmbedder):
 # --- sentence-transformers ------------------------------------------------------------
 
 
-class SentenceTransformerEmbedder(_ModelEmbedder):
+class SentenceTransformerEmbedder:
     """A local sentence-transformers model; the package is imported only here."""
 
     def __init__(
@@ -299,6 +292,14 @@ class SentenceTransformerEmbedder(_ModelEmbedder):
     def name(self) -> str:
         return "st-" + self._model_name.rsplit("/", 1)[-1]
 
+    @property
+    def version(self) -> str:
+        return self._version
+
+    @property
+    def dim(self) -> int:
+        return self._dim
+
     def embed(self, texts: Sequence[str]) -> Matrix:
         if isinstance(texts, str):
             raise TypeError("embed() takes a sequence of texts, not one string")
@@ -311,7 +312,7 @@ class SentenceTransformerEmbedder(_ModelEmbedder):
 # --- wordllama ------------------------------------------------------------------------
 
 
-class WordLlamaEmbedder(_ModelEmbedder):
+class WordLlamaEmbedder:
     """WordLlama's static token embeddings (numpy only; weights ship in the wheel, so
     nothing is downloaded: the package folder is the cache and downloads are disabled)."""
 
@@ -334,6 +335,14 @@ class WordLlamaEmbedder(_ModelEmbedder):
     @property
     def name(self) -> str:
         return f"wordllama-{self._config}"
+
+    @property
+    def version(self) -> str:
+        return self._version
+
+    @property
+    def dim(self) -> int:
+        return self._dim
 
     def embed(self, texts: Sequence[str]) -> Matrix:
         if isinstance(texts, str):

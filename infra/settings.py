@@ -28,6 +28,12 @@ class ConfigError(RuntimeError):
 @dataclass(frozen=True, slots=True)
 class Settings:
     kafka_bootstrap: str | None = None
+    # authenticated clients (infra/kafka_auth.py; ACLs per tenant prefix: infra/KAFKA_SECURITY.md)
+    kafka_security_protocol: str = "PLAINTEXT"
+    kafka_sasl_mechanism: str | None = None
+    kafka_sasl_username: str | None = None
+    kafka_sasl_password: str | None = field(default=None, repr=False)
+    kafka_ssl_cafile: str | None = None
     topic_prefix: str = "memstream"
     partitions: int = 4
     data_dir: str = ".memstream"

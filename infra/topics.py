@@ -7,7 +7,9 @@ defaults (wrong partition counts, no retention settings).
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.errors import TopicAlreadyExistsError
@@ -33,8 +35,13 @@ def _partitions(spec: TopicSpec, default_partitions: int) -> int:
     return spec.partitions if spec.role == "dlq" else default_partitions
 
 
-async def ensure_topics(bootstrap: str, prefix: str, partitions: int) -> list[TopicStatus]:
-    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=15000)
+async def ensure_topics(
+    bootstrap: str, prefix: str, partitions: int, *, auth: Mapping[str, Any] | None = None
+) -> list[TopicStatus]:
+    """``auth``: the client options of ``infra.kafka_auth.client_options``."""
+    admin = AIOKafkaAdminClient(
+        bootstrap_servers=bootstrap, request_timeout_ms=15000, **(auth or {})
+    )
     await admin.start()
     try:
         existing = set(await admin.list_topics())

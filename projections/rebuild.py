@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from infra.kafka_auth import client_options
 from infra.settings import Settings
 from projections import factory
 from projections.archive import _header, read_archive
@@ -94,7 +95,9 @@ async def rebuild(
         finally:
             feeder.executor.shutdown(wait=True)
     else:
-        runner = ProjectionRunner(settings.bootstrap(), topics, bounded)
+        runner = ProjectionRunner(
+            settings.bootstrap(), topics, bounded, auth=client_options(settings)
+        )
         try:
             await runner.catch_up()
         finally:

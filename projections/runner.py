@@ -17,9 +17,10 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Any
 
 import duckdb
 from aiokafka import AIOKafkaConsumer, TopicPartition
@@ -85,8 +86,10 @@ class ProjectionRunner:
         executor: ThreadPoolExecutor | None = None,
         dead_letter: DeadLetterSink | None = None,
         retry_pause: float = 0.2,
+        auth: Mapping[str, Any] | None = None,
     ) -> None:
         self.bootstrap = bootstrap
+        self.auth = dict(auth or {})  # infra.kafka_auth.client_options
         self.topics = list(topics)
         self.projection = projection
         self.max_records = max_records
@@ -113,6 +116,7 @@ class ProjectionRunner:
             group_id=None,
             auto_offset_reset="earliest",
             max_partition_fetch_bytes=4 * 1024 * 1024,
+            **self.auth,
         )
         await consumer.start()
         tps: list[TopicPartition] = []

@@ -8,6 +8,7 @@ from typing import Any
 
 from mode import Service
 
+from infra.kafka_auth import client_options
 from infra.settings import Settings
 from projections import factory
 from projections.duckdb_projection import DuckDBProjection
@@ -40,7 +41,11 @@ class ProjectionService(Service):
         from aiokafka import AIOKafkaProducer
 
         if self._dlq_producer is None:
-            producer = AIOKafkaProducer(bootstrap_servers=self.settings.bootstrap(), acks="all")
+            producer = AIOKafkaProducer(
+                bootstrap_servers=self.settings.bootstrap(),
+                acks="all",
+                **client_options(self.settings),
+            )
             await producer.start()
             self._dlq_producer = producer
         dl = dead_letter_from(
@@ -68,6 +73,7 @@ class ProjectionService(Service):
                 factory.topics_of(kind, self.settings),
                 await asyncio.to_thread(factory.build, kind, self.settings),
                 dead_letter=sink,
+                auth=client_options(self.settings),
             )
             self.runners[kind] = runner
             self._runner_tasks.append(asyncio.ensure_future(self._run(kind, runner)))

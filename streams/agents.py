@@ -16,9 +16,11 @@ from typing import Any
 
 import faust
 
+from consumers.auth import TOKEN_HEADER, bus_denial, header, parse_keys
 from core.buffer_policy import BufferConfig
 from core.event_time import event_time_error
 from core.gate import GateConfig
+from infra.kafka_auth import client_options
 from infra.settings import Settings
 from projections.factory import embedder as configured_embedder
 from schemas.envelope import Envelope, encode, make_event, record_headers
@@ -36,25 +38,6 @@ from streams.sinks import ProducerSink, Sink
 from streams.write_path import WritePath
 
 log = logging.getLogger("memstream.agents")
-
-
-def stop_tolerant(app: Any, tick: Callable[[], Awaitable[None]]) -> Callable[[], Awaitable[None]]:
-    """A timer body that never crashes a stopping worker: skipped while the producer is not
-    running, and an error raised because it stopped during the tick (NotReady) is logged,
-    not raised (a timer's exception would end the worker with exit status 1)."""
-
-    async def run() -> None:
-        if app.producer is None or not app.producer.started:
-            return
-        try:
-            await tick()
-        except Exception:
-            if app.producer is not None and app.producer.started:
-                raise
-            log.info("%s cut short by shutdown", getattr(tick, "__qualname__", "timer"))
-
-    return run
-
 
 #: handles one valid input; may return sends in flight (the input stays un-acknowledged
 #: until they complete, so a crash before then re-reads it)
@@ -155,13 +138,23 @@ def register_agent(
 def recall_responder(
     handles: dict[str, Any], sink: Sink, reply_topic: str, settings: Settings
 ) -> Handler:
-    """RecallRequested -> RecallAnswered on the reply topic, keyed by the caller's correlation id."""
+    """RecallRequested -> RecallAnswered on the reply topic, keyed by the caller's correlation id.
+
+    With API keys configured, a request needs a key for its namespace in the
+    ``memstream-token`` header; without one the answer is an error and no results."""
+    keys = parse_keys(settings.api_keys)
 
     async def respond(env: Envelope[Any], event: Any) -> None:
         req: RecallRequested = env.payload
         provider = handles.get("recall")
         service = provider() if provider else None
-        if service is None:
+        denied = bus_denial(keys, header(event.message.headers, TOKEN_HEADER), env.namespace)
+        if denied is not None:
+            log.warning(
+                "recall-responder refuses %s for %s: %s", env.event_id, env.namespace, denied
+            )
+            answer = RecallAnswered(query_id=req.query_id, confidence="skipped", error=denied)
+        elif service is None:
             answer = RecallAnswered(
                 query_id=req.query_id,
                 confidence="skipped",
@@ -264,8 +257,16 @@ def register_write_path(
 
     app.agent(topics["turns"], name="write-path", concurrency=1)(write_path_agent)
 
-    # stopping mid-flush: the held turns were not acknowledged and are re-read
-    app.timer(1.0, name="write-path-flush-due")(stop_tolerant(app, write_path.flush_due))
+    async def flush_due() -> None:
+        try:
+            await write_path.flush_due()
+        except Exception:
+            if app.producer is not None and app.producer.started:
+                raise
+            # stopping mid-flush: the held turns were not acknowledged and are re-read
+            log.info("idle flush cut short by shutdown")
+
+    app.timer(1.0, name="write-path-flush-due")(flush_due)
     return write_path
 
 
@@ -288,6 +289,7 @@ def register_agents(
             embedder,
             settings.limits,
             access_topic=topics["access"].get_topic_name(),
+            auth=client_options(settings),
         )
 
     states = PartitionStates(state_loader or load)
@@ -331,8 +333,19 @@ def register_agents(
         ),
     }
 
-    # a tick cut short: the tier check is redone from the log by the next worker
-    app.timer(5.0, name="maintenance")(stop_tolerant(app, maintenance.tick))
+    async def maintenance_tick() -> None:
+        if app.producer is None or not app.producer.started:
+            return  # starting or stopping: a tick now could not send its events
+        try:
+            await maintenance.tick()
+        except Exception:
+            if app.producer is not None and app.producer.started:
+                raise
+            # the worker began stopping during the tick (NotReady from the producer): the
+            # tier check is redone from the log by the next worker, so this is not a crash
+            log.info("maintenance tick cut short by shutdown")
+
+    app.timer(5.0, name="maintenance")(maintenance_tick)
     app.timer(1.0, name="feedback-expiry")(learning.expire_parked)
     for role, name in INPUT_AGENTS.items():
         handles[name] = IntakeStats()

@@ -10,6 +10,7 @@ from typing import Any
 
 import faust
 
+from infra.kafka_auth import faust_credentials
 from infra.settings import Settings
 from infra.topics import topic_names
 from streams import commits
@@ -61,6 +62,7 @@ def create_app(
         broker_commit_interval=1.0,
         # Buffered turns stay un-acked until extracted: a rebalance must not wait for them.
         stream_wait_empty=False,
+        broker_credentials=faust_credentials(settings),
     )
     # faust would commit past a turn held in a session buffer (streams/commits.py).
     commits.install(app)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -197,17 +197,27 @@ async def load_partition(
     limits: Limits,
     idle: float = 0.5,
     access_topic: str | None = None,
+    auth: Mapping[str, Any] | None = None,
 ) -> PartitionState:
-    """Fold the memory-log partition (and the access partition) into a fresh state."""
+    """Fold the memory-log partition (and the access partition) into a fresh state.
+    ``auth``: the client options of ``infra.kafka_auth.client_options``."""
     state = PartitionState(partition, embedder)
-    await _fold_partition(bootstrap, topic, partition, limits, idle, state.apply)
+    options = dict(auth or {})
+    await _fold_partition(bootstrap, topic, partition, limits, idle, state.apply, auth=options)
     if access_topic:
         # Up to the end found at the start only: every recall appends to the access topic, so
         # under a steady recall load it is never quiet and following it would hold the write
         # path back for as long as the recalls go on. Later accesses reach the state through
         # the access tracker, which folds each one it reads (repeats are recognised by id).
         await _fold_partition(
-            bootstrap, access_topic, partition, limits, idle, state.apply_access, follow=False
+            bootstrap,
+            access_topic,
+            partition,
+            limits,
+            idle,
+            state.apply_access,
+            follow=False,
+            auth=options,
         )
     log.info(
         "partition %d loaded: %d events, %d namespaces",
@@ -227,13 +237,14 @@ async def _fold_partition(
     apply: Callable[[Any], Any],
     *,
     follow: bool = True,
+    auth: Mapping[str, Any] | None = None,
 ) -> None:
     """Apply every record of one partition from the start: to the end offset found at the
     start, then (``follow``) on until the log is idle for ``idle`` seconds. Only the
     partition's owner writes to the memory log, so following it ends; other topics may be
     written to by anyone at any rate."""
     consumer = AIOKafkaConsumer(
-        bootstrap_servers=bootstrap, enable_auto_commit=False, group_id=None
+        bootstrap_servers=bootstrap, enable_auto_commit=False, group_id=None, **(auth or {})
     )
     await consumer.start()
     try:

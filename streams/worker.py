@@ -16,6 +16,7 @@ from faust.worker import Worker
 
 from consumers.http_api import ApiService
 from infra.broker import free_port
+from infra.kafka_auth import client_options
 from infra.settings import Settings
 from infra.topics import ensure_topics
 from projections.service import ProjectionService
@@ -40,7 +41,12 @@ def run_worker(
     asyncio.set_event_loop(loop)
     # Topics exist before any consumer joins, with the registry's partitions and retention.
     loop.run_until_complete(
-        ensure_topics(settings.bootstrap(), settings.topic_prefix, settings.partitions)
+        ensure_topics(
+            settings.bootstrap(),
+            settings.topic_prefix,
+            settings.partitions,
+            auth=client_options(settings),
+        )
     )
     app, _topics = create_app(settings, web_port=web_port, datadir=datadir)
     status_dir = Path(app.conf.datadir)

@@ -221,5 +221,27 @@ def test_api_keys_scope_namespaces(settings: Settings, tmp_path: Path) -> None:
         assert info.value.status == 401
         with Memory(settings=own, api_key="kb") as b, pytest.raises(MemstreamError):
             b.search("tea", user_id="acme")
+
+        # Kafka: the responder wants a key for the namespace in the memstream-token header
+        with Memory(settings=own, api_key="ka") as a:
+            assert eventually(lambda: a.get_all(user_id="acme")["results"], bool)
+
+        def bus(token: str | None) -> Any:
+            return asyncio.run(
+                recall_over_bus(own, "acme", "what do I prefer to drink?", k=3, token=token)
+            ).payload
+
+        for token, refusal in (
+            (None, "unauthorized"),
+            ("nope", "unauthorized"),
+            ("kb", "forbidden"),
+        ):
+            answer = bus(token)
+            assert answer.error and answer.error.startswith(refusal), answer
+            assert answer.results == [] and answer.confidence == "skipped"
+        for token in ("ka", "root"):
+            answer = bus(token)
+            assert answer.error is None
+            assert answer.results and "tea" in answer.results[0].text
     finally:
         worker.stop()
