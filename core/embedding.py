@@ -56,6 +56,21 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str]) -> Matrix: ...
 
 
+class _ModelEmbedder:
+    """What the model-backed embedders share: ``version`` and ``dim`` as constructed."""
+
+    _version: str
+    _dim: int
+
+    @property
+    def version(self) -> str:
+        return self._version
+
+    @property
+    def dim(self) -> int:
+        return self._dim
+
+
 class EmbedderUnavailable(RuntimeError):
     """The configured embedder cannot run here (missing package, key or model)."""
 
@@ -180,7 +195,7 @@ OPENAI_DIMS: dict[str, int] = {
 }
 
 
-class OpenAIEmbedder:
+class OpenAIEmbedder(_ModelEmbedder):
     """Embeddings from the OpenAI API (or any server speaking its embeddings endpoint)."""
 
     def __init__(
@@ -218,14 +233,6 @@ class OpenAIEmbedder:
     def name(self) -> str:
         return f"openai-{self._model}"
 
-    @property
-    def version(self) -> str:
-        return self._version
-
-    @property
-    def dim(self) -> int:
-        return self._dim
-
     def embed(self, texts: Sequence[str]) -> Matrix:
         if isinstance(texts, str):
             raise TypeError("embed() takes a sequence of texts, not one string")
@@ -255,7 +262,7 @@ class OpenAIEmbedder:
 # --- sentence-transformers ------------------------------------------------------------
 
 
-class SentenceTransformerEmbedder:
+class SentenceTransformerEmbedder(_ModelEmbedder):
     """A local sentence-transformers model; the package is imported only here."""
 
     def __init__(
@@ -292,14 +299,6 @@ class SentenceTransformerEmbedder:
     def name(self) -> str:
         return "st-" + self._model_name.rsplit("/", 1)[-1]
 
-    @property
-    def version(self) -> str:
-        return self._version
-
-    @property
-    def dim(self) -> int:
-        return self._dim
-
     def embed(self, texts: Sequence[str]) -> Matrix:
         if isinstance(texts, str):
             raise TypeError("embed() takes a sequence of texts, not one string")
@@ -312,7 +311,7 @@ class SentenceTransformerEmbedder:
 # --- wordllama ------------------------------------------------------------------------
 
 
-class WordLlamaEmbedder:
+class WordLlamaEmbedder(_ModelEmbedder):
     """WordLlama's static token embeddings (numpy only; weights ship in the wheel, so
     nothing is downloaded: the package folder is the cache and downloads are disabled)."""
 
@@ -335,14 +334,6 @@ class WordLlamaEmbedder:
     @property
     def name(self) -> str:
         return f"wordllama-{self._config}"
-
-    @property
-    def version(self) -> str:
-        return self._version
-
-    @property
-    def dim(self) -> int:
-        return self._dim
 
     def embed(self, texts: Sequence[str]) -> Matrix:
         if isinstance(texts, str):

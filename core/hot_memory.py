@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from core.calendar_words import MONTH_NUMBERS, WEEKDAYS
+
 IDENTITY_SLOTS = ("name", "age", "birthday", "origin", "email", "phone")
 PROFILE_SLOTS = ("location", "employer", "job_title", "diet", "relationship_status")
 LESSON_CATEGORIES = ("correction", "principle", "decision")
@@ -170,44 +172,9 @@ class HotBlock:
         }
 
 
+# dates say nothing about which task a report is about
 _MONTHS = frozenset(
-    [
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-        "jan",
-        "feb",
-        "mar",
-        "apr",
-        "jun",
-        "jul",
-        "aug",
-        "sep",
-        "sept",
-        "oct",
-        "nov",
-        "dec",
-        "monday",
-        "tuesday",
-        "wednesday",
-        "thursday",
-        "friday",
-        "saturday",
-        "sunday",
-        "morning",
-        "evening",
-        "afternoon",
-        "night",
-    ]
+    [*MONTH_NUMBERS, *WEEKDAYS, "morning", "evening", "afternoon", "night", "week", "month"]
 )
 
 

@@ -39,6 +39,25 @@ from streams.write_path import WritePath
 
 log = logging.getLogger("memstream.agents")
 
+
+def stop_tolerant(app: Any, tick: Callable[[], Awaitable[None]]) -> Callable[[], Awaitable[None]]:
+    """A timer body that never crashes a stopping worker: skipped while the producer is not
+    running, and an error raised because it stopped during the tick (NotReady) is logged,
+    not raised (a timer's exception would end the worker with exit status 1)."""
+
+    async def run() -> None:
+        if app.producer is None or not app.producer.started:
+            return
+        try:
+            await tick()
+        except Exception:
+            if app.producer is not None and app.producer.started:
+                raise
+            log.info("%s cut short by shutdown", getattr(tick, "__qualname__", "timer"))
+
+    return run
+
+
 #: handles one valid input; may return sends in flight (the input stays un-acknowledged
 #: until they complete, so a crash before then re-reads it)
 Handler = Callable[[Envelope[Any], Any], Awaitable[Sent | None]]
@@ -257,16 +276,8 @@ def register_write_path(
 
     app.agent(topics["turns"], name="write-path", concurrency=1)(write_path_agent)
 
-    async def flush_due() -> None:
-        try:
-            await write_path.flush_due()
-        except Exception:
-            if app.producer is not None and app.producer.started:
-                raise
-            # stopping mid-flush: the held turns were not acknowledged and are re-read
-            log.info("idle flush cut short by shutdown")
-
-    app.timer(1.0, name="write-path-flush-due")(flush_due)
+    # stopping mid-flush: the held turns were not acknowledged and are re-read
+    app.timer(1.0, name="write-path-flush-due")(stop_tolerant(app, write_path.flush_due))
     return write_path
 
 
@@ -333,19 +344,8 @@ def register_agents(
         ),
     }
 
-    async def maintenance_tick() -> None:
-        if app.producer is None or not app.producer.started:
-            return  # starting or stopping: a tick now could not send its events
-        try:
-            await maintenance.tick()
-        except Exception:
-            if app.producer is not None and app.producer.started:
-                raise
-            # the worker began stopping during the tick (NotReady from the producer): the
-            # tier check is redone from the log by the next worker, so this is not a crash
-            log.info("maintenance tick cut short by shutdown")
-
-    app.timer(5.0, name="maintenance")(maintenance_tick)
+    # a tick cut short: the tier check is redone from the log by the next worker
+    app.timer(5.0, name="maintenance")(stop_tolerant(app, maintenance.tick))
     app.timer(1.0, name="feedback-expiry")(learning.expire_parked)
     for role, name in INPUT_AGENTS.items():
         handles[name] = IntakeStats()
