@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup test test-unit test-integration demo lint bench soak clean broker
+.PHONY: setup test test-unit test-integration demo lint bench soak faults clean broker
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -34,6 +34,13 @@ lint: $(STAMP)
 # The crash-and-restart driver at a large size: SOAK_TURNS, SOAK_KILLS, SOAK_SEED choose it.
 soak: $(STAMP)
 	MEMSTREAM_SOAK=1 $(BIN)/pytest -q -p no:cacheprovider -m soak -s tests/integration/test_crash_restart.py
+
+# The faults of issue 12 combined (SIGKILLs, poison queries, recall load, bad dates, unknown
+# ids, a broker restart) at a larger size; prints turns lost, duplicate memories, projections
+# stalled and health wrong per phase. FAULTS_TURNS, FAULTS_KILLS, FAULTS_SEED choose the run,
+# FAULTS_RECOVER the memstream command run after the broker restart.
+faults: $(STAMP)
+	$(BIN)/python -m tests.reliability.faults
 
 bench: $(STAMP)
 	$(BIN)/python -m bench
