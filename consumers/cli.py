@@ -698,6 +698,36 @@ def cmd_pin(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_entity(args: argparse.Namespace) -> int:
+    """memstream entity [NAME] --namespace N: the entity list, or one entity's timeline."""
+    import orjson
+
+    client = _worker_client(args, "entity")
+    if isinstance(client, int):
+        return client
+    path = f"/v1/entities/{args.name}" if args.name else "/v1/entities"
+    with client:
+        response = client.get(path, params={"namespace": args.namespace})
+    body = response.json()
+    if response.status_code != 200:
+        error = body.get("error", {})
+        print(f"memstream entity: {error.get('message', response.text)}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(orjson.dumps(body, option=orjson.OPT_INDENT_2).decode())
+    elif not args.name:
+        for e in body["entities"]:
+            also = f"  (also {', '.join(e['aliases'])})" if e["aliases"] else ""
+            print(f"{e['memories']:5}  {e['name']}{also}")
+    else:
+        also = f" (also {', '.join(body['aliases'])})" if body["aliases"] else ""
+        print(f"{body['name']}{also}: {len(body['timeline'])} memories")
+        for m in body["timeline"]:
+            status = "" if m["status"] == "active" else f"  [{m['status']}]"
+            print(f"  {(m['at'] or '')[:10]}  {m['text']}{status}")
+    return 0
+
+
 def cmd_context(args: argparse.Namespace) -> int:
     import orjson
 
@@ -987,6 +1017,12 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--namespace", required=True)
         p.add_argument("--reason")
         p.set_defaults(fn=cmd_pin)
+
+    p = sub.add_parser("entity", help="the namespace's entities, or everything about one")
+    p.add_argument("name", nargs="?", help="an entity (any of its names); none: list them")
+    p.add_argument("--namespace", required=True)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(fn=cmd_entity)
 
     p = sub.add_parser(
         "context", help="what to put into a prompt: hot memory, the session, the recall"

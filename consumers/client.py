@@ -217,6 +217,20 @@ class Memory:
         body = _Requests.context(_scope(user_id, None, namespace), query, session_id, budget, k)
         return dict(_checked(self._http.post("/v1/context", json=body)))
 
+    def entities(
+        self, *, user_id: str | None = None, namespace: str | None = None
+    ) -> dict[str, Any]:
+        """The namespace's entities (people, places, things), with aliases and counts."""
+        params = {"namespace": _scope(user_id, None, namespace)}
+        return dict(_checked(self._http.get("/v1/entities", params=params)))
+
+    def entity(
+        self, name: str, *, user_id: str | None = None, namespace: str | None = None
+    ) -> dict[str, Any]:
+        """Everything about one entity, under any of its names, in event-time order."""
+        params = {"namespace": _scope(user_id, None, namespace)}
+        return dict(_checked(self._http.get(f"/v1/entities/{name}", params=params)))
+
     def get(
         self, memory_id: str, *, user_id: str | None = None, namespace: str | None = None
     ) -> dict[str, Any]:

@@ -120,6 +120,9 @@ class ApiService(Service):
         from consumers.http_context import ContextRoutes
 
         ContextRoutes(self.memory).register(self.web)
+        from consumers.http_entities import EntityRoutes
+
+        EntityRoutes(self.memory).register(self.web)
 
     async def on_start(self) -> None:
         await self.memory.start()

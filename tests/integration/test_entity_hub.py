@@ -1,0 +1,55 @@
+"""The entity hub through the broker, defaults and the rule extractor: memories about one
+person said in different sessions, under a full name and a short one, come back as one
+entity with its timeline (SDK, CLI); another namespace's key sees none of it."""
+
+from __future__ import annotations
+
+import random
+import time
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from consumers.client import Memory
+from infra.settings import Settings
+from tests.harness import WorkerProcess, memstream
+
+pytestmark = pytest.mark.integration
+
+T0 = datetime(2024, 2, 1, 9, tzinfo=UTC)
+
+
+def test_one_entity_under_two_names_with_its_timeline(
+    settings: Settings, worker: WorkerProcess
+) -> None:
+    ns = f"hub-{random.randrange(10**8)}"
+    sessions = [
+        "My friend Melanie moved to Lisbon last year.",
+        "Melanie started a pottery class on Tuesdays.",
+        "I had lunch with Mel at the harbour.",
+        "My dentist Dr. Okafor retired.",
+    ]
+    with Memory(settings=settings) as mem:
+        for day, text in enumerate(sessions):
+            mem.add(
+                [{"role": "user", "content": text, "speaker": "Ana"}],
+                user_id=ns,
+                run_id=f"s{day}",
+                occurred_at=T0 + timedelta(days=30 * day),
+            )
+        deadline = time.monotonic() + 45
+        while time.monotonic() < deadline:
+            hub = mem.entity("Mel", namespace=ns)
+            if len(hub["timeline"]) >= 3:
+                break
+            time.sleep(0.5)
+        assert hub["name"] == "Melanie" and "Mel" in hub["aliases"], hub
+        texts = [m["text"] for m in hub["timeline"]]
+        assert len(texts) == 3 and "Lisbon" in texts[0] and "harbour" in texts[-1], texts
+        assert all("Okafor" not in t for t in texts)
+        listed = {e["name"]: e for e in mem.entities(namespace=ns)["entities"]}
+        # counted from the memories' entity lists (the timeline also finds mentions in text)
+        assert listed["Melanie"]["memories"] >= 2 and "Mel" in listed["Melanie"]["aliases"]
+    out = memstream(settings, "entity", "Melanie", "--namespace", ns)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("Melanie (also Mel): 3 memories"), out.stdout
