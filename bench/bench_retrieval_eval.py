@@ -17,7 +17,7 @@ from bench.figures import Figure
 from bench.retrieval_eval import KS, evaluate
 
 BM25 = "plain BM25 over raw turns"
-NOTES = "rule extractor + offline hashing embedder, no LLM, defaults"
+NOTES = "rule extractor, configured embedders (MEMSTREAM_EMBEDDER, MEMSTREAM_GATE_EMBEDDER), no LLM, defaults"
 
 
 def _set_figures(name: str, r: dict[str, Any], *, all_kinds_at: tuple[int, ...]) -> list[Figure]:

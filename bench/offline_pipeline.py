@@ -51,19 +51,27 @@ def run_offline(
 
 
 def configured_embedder() -> Embedder:
-    """The embedder ``MEMSTREAM_EMBEDDER`` names (hashing by default), built once, so the
-    offline pipeline and the evaluation compare texts the way a configured worker does."""
+    """The retrieval embedder ``MEMSTREAM_EMBEDDER`` names, built once, so the evaluation
+    retrieves the way a configured worker does."""
     from infra.settings import load
     from projections.factory import embedder
 
     return embedder(load())
 
 
+def configured_gate_embedder() -> Embedder:
+    """The write path's embedder (``MEMSTREAM_GATE_EMBEDDER``), as a worker's gate uses it."""
+    from infra.settings import load
+    from projections.factory import gate_embedder
+
+    return gate_embedder(load())
+
+
 async def _run(
     turns: list[Mapping[str, Any]], extractor: Extractor, config: BufferConfig, gate: GateConfig
 ) -> OfflineRun:
     out = OfflineRun()
-    embedder = configured_embedder()
+    embedder = configured_gate_embedder()
     memories: dict[str, NamespaceMemory] = {}
     buffers: dict[tuple[str, str], list[BufferedTurn]] = {}
     watermark: dict[str, datetime] = {}

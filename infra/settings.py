@@ -68,11 +68,15 @@ class Settings:
     dream_every_hours: float = 24.0
     # retrieval
     qdrant_url: str | None = None
-    # dense embedder everywhere texts are compared (gate, merge, projections, recall):
-    # hashing | wordllama | sentence-transformers | openai; each has its own collection
-    embedder: str = "hashing"
+    # dense embedder of retrieval (the Qdrant projection and recall; each model has its own
+    # collection): hashing | wordllama | sentence-transformers | openai. Chosen on the
+    # development data: wordllama beat hashing there at no ingest cost (README, Configuration)
+    embedder: str = "wordllama"
     embed_model: str | None = None
     embed_dim: int | None = None
+    # the write path's near-duplicate gate and the dream cycle's merges compare texts with
+    # this one; their thresholds (gate_*) were set for its lexical similarity
+    gate_embedder: str = "hashing"
     # recalls run on their own threads; past this many queued, HTTP answers 429 (Retry-After)
     recall_threads: int = 2
     recall_max_pending: int = 8

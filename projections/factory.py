@@ -30,9 +30,18 @@ def _embedder(kind: str, model: str | None, dim: int | None) -> Embedder:
 
 
 def embedder(settings: Settings) -> Embedder:
-    """The configured embedder (``MEMSTREAM_EMBEDDER``), one instance per process: a model
-    loads once, and the write path, projections and recall compare texts alike."""
+    """The retrieval embedder (``MEMSTREAM_EMBEDDER``), one instance per process (a model
+    loads once): the Qdrant projection and recall embed with it."""
     return _embedder(settings.embedder, settings.embed_model, settings.embed_dim)
+
+
+def gate_embedder(settings: Settings) -> Embedder:
+    """The write path's and the dream cycle's embedder (``MEMSTREAM_GATE_EMBEDDER``): the
+    near-duplicate gate's thresholds belong to it. Same as the retrieval one when they
+    name the same kind (then one instance serves both)."""
+    if settings.gate_embedder == settings.embedder:
+        return embedder(settings)
+    return _embedder(settings.gate_embedder, None, None)
 
 
 def retrieval_store(settings: Settings, root: Path | None = None) -> RetrievalStore:

@@ -22,7 +22,7 @@ from core.event_time import event_time_error
 from core.gate import GateConfig
 from infra.kafka_auth import client_options
 from infra.settings import Settings
-from projections.factory import embedder as configured_embedder
+from projections.factory import gate_embedder
 from schemas.envelope import Envelope, encode, make_event, record_headers
 from schemas.errors import EventValidationError
 from schemas.events import RecallAnswered, RecallHit, RecallRequested
@@ -290,7 +290,7 @@ def register_agents(
 ) -> dict[str, Any]:
     sink = sink or ProducerSink(app)
     memory_log = topics["memory_log"].get_topic_name()
-    embedder = configured_embedder(settings)
+    embedder = gate_embedder(settings)
 
     async def load(partition: int) -> Any:
         return await load_partition(

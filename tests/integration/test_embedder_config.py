@@ -1,6 +1,6 @@
-"""MEMSTREAM_EMBEDDER reaches every place that compares texts, through the broker: a worker
-configured with WordLlama writes its memories into a collection named for that model
-(a fresh one, filled from the log) and recall answers from it."""
+"""MEMSTREAM_EMBEDDER reaches retrieval through the broker: a worker configured with another
+embedder than the default (WordLlama) writes its memories into a collection named for that
+model (a fresh one, filled from the log) and recall answers from it."""
 
 from __future__ import annotations
 
@@ -27,9 +27,9 @@ def test_a_worker_with_another_embedder_writes_and_recalls_in_its_own_collection
     own = settings.with_(
         topic_prefix=f"emb{random.randrange(10**6)}",
         data_dir=str(tmp_path / "data"),
-        embedder="wordllama",
+        embedder="hashing",
     )
-    worker = WorkerProcess(own, tmp_path / "w", embedder="wordllama").start()
+    worker = WorkerProcess(own, tmp_path / "w", embedder="hashing").start()
     ns = "emb-tenant"
     try:
         with Memory(settings=own) as mem:
@@ -59,5 +59,5 @@ def test_a_worker_with_another_embedder_writes_and_recalls_in_its_own_collection
     finally:
         worker.stop()
     collections = [p.name for p in Layout(own.data_path).qdrant().rglob("*") if p.is_dir()]
-    assert any("wordllama" in name for name in collections), collections
-    assert not any("hashing" in name for name in collections), collections
+    assert any("hashing" in name for name in collections), collections
+    assert not any("wordllama" in name for name in collections), collections

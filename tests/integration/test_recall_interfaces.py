@@ -65,6 +65,12 @@ def tenants(settings: Settings, worker: WorkerProcess) -> dict[str, str]:
                 lambda ns=ns: mem.get_all(user_id=ns)["results"], lambda rs: len(rs) >= 4
             )
             assert len(got) >= 4, got
+            # the retrieval projection may trail the analytics one: wait for it as well
+            found = eventually(
+                lambda ns=ns: mem.recall("Kafka Rust Lisbon Oslo", namespace=ns, k=10)["results"],
+                lambda rs: len(rs) >= 4,
+            )
+            assert len(found) >= 4, found
     return names
 
 

@@ -249,4 +249,10 @@ def test_settings_choose_the_embedder_and_it_is_built_once() -> None:
     settings = load(env={"MEMSTREAM_EMBEDDER": "wordllama"})
     assert embedder(settings) is embedder(settings)
     assert embedder(settings).name.startswith("wordllama")
-    assert embedder(load(env={})).name.startswith("hashing")
+    # the defaults, chosen on the development data: WordLlama retrieves, hashing gates
+    from projections.factory import gate_embedder
+
+    assert embedder(load(env={})).name.startswith("wordllama")
+    assert gate_embedder(load(env={})).name.startswith("hashing")
+    same = load(env={"MEMSTREAM_EMBEDDER": "hashing"})
+    assert gate_embedder(same) is embedder(same)
