@@ -224,10 +224,14 @@ def _plan_fact(
             )
         ]
 
-    vector = memory.embed(fact.text)
-    holder = memory.slot_holder(fact.subject, fact.slot, vector)
-    refines = holder is not None and covers(fact.text, holder.text)
-    decision = decide(memory.closest(vector), holder, gate, refines_slot=refines)
+    if fact.kind == "episode":
+        # what was said, kept as said: no similarity gate (core/episodes.py)
+        decision = GateDecision("create", None, 0.0, "an episode: a turn no fact covers")
+    else:
+        vector = memory.embed(fact.text)
+        holder = memory.slot_holder(fact.subject, fact.slot, vector)
+        refines = holder is not None and covers(fact.text, holder.text)
+        decision = decide(memory.closest(vector), holder, gate, refines_slot=refines)
     target = memory.states.get(decision.target_id) if decision.target_id else None
     if decision.action in ("update", "supersede") and target is not None and target.immutable:
         # a locked memory is never changed by extraction: the new fact stands beside it

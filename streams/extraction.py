@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
+from core.episodes import EPISODES_VERSION, episodes_for
 from core.facts import Fact, TurnView
 from core.rule_extractor import RULES_VERSION, extract_rules
 from core.write_plan import BufferedTurn, Flush
@@ -114,6 +115,10 @@ async def extract_buffer(
     return await extractor.extract(live) if live else None
 
 
+#: provenance of an episode: the turn's own words, no extractor read them into a claim
+EPISODES = Extraction(extractor="episodes", prompt_version=EPISODES_VERSION)
+
+
 def flush_of(
     result: ExtractionResult | None,
     *,
@@ -123,15 +128,20 @@ def flush_of(
     turns: Sequence[BufferedTurn],
     producer: str,
 ) -> Flush:
-    """What the write plan needs of an extracted buffer."""
+    """What the write plan needs of an extracted buffer: its facts, then an episode for
+    each turn no fact covers (core/episodes.py)."""
+    facts = tuple(result.facts) if result else ()
+    episodes = tuple(episodes_for(turns, facts))
+    extraction = result.extraction if result else None
     return Flush(
         namespace=namespace,
         session_id=session_id,
         trigger=trigger,
         turns=tuple(turns),
-        facts=tuple(result.facts) if result else (),
-        extraction=result.extraction if result else None,
-        fact_extractions=tuple(result.extraction_for(f) for f in result.facts) if result else (),
+        facts=facts + episodes,
+        extraction=extraction,
+        fact_extractions=(tuple(result.extraction_for(f) for f in facts) if result else ())
+        + (EPISODES,) * len(episodes),
         llm_calls=result.llm_calls if result else 0,
         cost_usd=result.cost_usd if result else 0.0,
         producer=producer,

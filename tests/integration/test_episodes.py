@@ -1,0 +1,50 @@
+"""Through the broker with the defaults: a long user message that carries no claim the rule
+extractor can name is kept as an episode, and a later question about it finds it first."""
+
+from __future__ import annotations
+
+import random
+import time
+from datetime import UTC, datetime
+
+import pytest
+
+from consumers.client import Memory
+from infra.settings import Settings
+from tests.harness import WorkerProcess
+
+pytestmark = pytest.mark.integration
+
+T0 = datetime(2024, 5, 1, 9, tzinfo=UTC)
+MESSAGE = (
+    "Can you walk me through how the lockout should work after five failed logins, with "
+    "Redis keeping the counter and a fifteen minute expiry?"
+)
+
+
+def test_a_message_without_a_fact_is_kept_as_an_episode(
+    settings: Settings, worker: WorkerProcess
+) -> None:
+    ns = f"ep-{random.randrange(10**8)}"
+    with Memory(settings=settings) as mem:
+        mem.add(
+            [{"role": "user", "content": MESSAGE, "speaker": "Craig"}],
+            user_id=ns,
+            run_id="s1",
+            occurred_at=T0,
+        )
+        deadline = time.monotonic() + 45
+        hits: list[dict[str, object]] = []
+        while time.monotonic() < deadline:
+            hits = mem.recall("which tables are in the schema and what fails?", namespace=ns, k=3)[
+                "results"
+            ]
+            if hits:
+                break
+            time.sleep(0.5)
+        assert hits, "the episode was recalled"
+        top = hits[0]
+        assert str(top["text"]).startswith("Craig said: Can you walk me through how the lockout")
+        assert top["category"] == "moment" and top["source_turn_ids"]
+        stored = mem.get(str(top["memory_id"]), namespace=ns)
+        assert stored["kind"] == "episode"

@@ -1,0 +1,56 @@
+"""Episodes: a user's turn that no fact covers is kept as said; chit-chat, assistant turns
+and covered turns are not; episodes skip the similarity gate but not exact repeats."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from core.episodes import EPISODE_CHARS, episodes_for
+from core.facts import Fact
+from core.signals import scan
+from core.write_plan import BufferedTurn
+
+T0 = datetime(2024, 5, 1, 9, tzinfo=UTC)
+LONG = (
+    "I'm trying to set up the Flask project with SQLite on port 5000 and the migrations "
+    "keep failing when I add the budget table with the category column"
+)
+
+
+def turn(i: int, text: str, role: str = "user") -> BufferedTurn:
+    return BufferedTurn(
+        f"e{i}",
+        f"t{i}",
+        role,
+        "Craig",
+        text,
+        T0 + timedelta(minutes=i),
+        scan(text, role=role),  # type: ignore[arg-type]
+    )
+
+
+def test_an_uncovered_user_turn_becomes_an_episode() -> None:
+    turns = [
+        turn(1, LONG),
+        turn(2, "ok thanks, sounds good"),
+        turn(3, LONG + " again", "assistant"),
+    ]
+    (episode,) = episodes_for(turns, [])
+    assert episode.kind == "episode" and episode.source_turn_ids == ("t1",)
+    assert episode.text.startswith("Craig said: I'm trying to set up the Flask project")
+    assert episode.valid_from == turns[0].occurred_at
+
+
+def test_a_covered_turn_gets_no_episode() -> None:
+    fact = Fact(category="fact", text="Craig uses Flask", confidence=0.9, source_turn_ids=("t1",))
+    assert episodes_for([turn(1, LONG)], [fact]) == []
+
+
+@given(st.text(min_size=1, max_size=3000))
+def test_episodes_are_bounded_and_cite_their_turn(text: str) -> None:
+    for episode in episodes_for([turn(1, text)], []):
+        assert len(episode.text) <= len("Craig said: ") + EPISODE_CHARS + 2
+        assert episode.source_turn_ids == ("t1",)
