@@ -588,6 +588,12 @@ def cmd_recall(args: argparse.Namespace) -> int:
         print(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode())
         return 0
     print(f"{result['query_id']}  intent={result['intent']}  confidence={result['confidence']}")
+    scores = [r["score"] for r in result["results"]]
+    if scores != sorted(scores, reverse=True):
+        # MMR picks the order (relevance against repeating what is already listed), so a
+        # lower score can rank higher; say so rather than show an order that looks wrong
+        print("    (ranked for relevance and diversity: a score is the memory's own, before")
+        print("     the diversity step, so a lower one may rank above a higher one)")
     for i, r in enumerate(result["results"], start=1):
         ex = r["explain"]
         parts = ", ".join(
