@@ -12,6 +12,7 @@ from typing import Any
 
 from core.buffer_policy import BufferConfig, due_on_clock, flush_order, trigger_on_append
 from core.embedding import Embedder
+from core.extract.images import caption_of
 from core.gate import GateConfig
 from core.namespace_memory import NamespaceMemory
 from core.signals import scan
@@ -130,6 +131,7 @@ async def _run(
             row["text"],
             at,
             signal,
+            caption_of(row.get("metadata"), row["text"]),
         )
         buffer = buffers.setdefault((ns, session), [])
         buffer.append(turn)

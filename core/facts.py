@@ -27,6 +27,7 @@ class TurnView:
     text: str
     occurred_at: datetime
     session_id: str | None = None
+    image_caption: str | None = None  # what a photo shared with the turn shows
 
 
 def _unit(name: str, value: float) -> None:

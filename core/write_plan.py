@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from core.extract.images import QUIET_FILTERS, with_caption
 from core.facts import Fact, TurnView
 from core.gate import GateConfig, GateDecision, decide, reinforced_stability
 from core.hashing import content_hash
@@ -56,10 +57,14 @@ class BufferedTurn:
     text: str
     occurred_at: datetime
     signal: SignalRecord
+    image: str | None = None  # the caption of a photo the turn shares (core/extract/images.py)
 
     @property
     def skipped(self) -> bool:
-        return self.signal.level == "SKIP"
+        # "Look!" with a photo says something: the photo
+        return self.signal.level == "SKIP" and not (
+            self.image and set(self.signal.filters) <= QUIET_FILTERS
+        )
 
     def view(self, session_id: str | None) -> TurnView:
         """What an extractor reads of this turn."""
@@ -70,6 +75,7 @@ class BufferedTurn:
             text=self.text,
             occurred_at=self.occurred_at,
             session_id=session_id,
+            image_caption=self.image,
         )
 
 
@@ -163,7 +169,7 @@ def plan_flush(
 def source_text(sources: Sequence[BufferedTurn], limit: int = SOURCE_TEXT_CHARS) -> str:
     """The words of the turns a fact was extracted from, joined, at most ``limit`` characters
     (cut at a word boundary)."""
-    text = " ".join(" ".join(t.text.split()) for t in sources)
+    text = " ".join(" ".join(with_caption(t.text, t.image).split()) for t in sources)
     if len(text) <= limit:
         return text
     cut = text[:limit]

@@ -20,6 +20,7 @@ import faust
 
 from core.buffer_policy import BufferConfig, due_on_clock, flush_order, quiet, trigger_on_append
 from core.event_time import event_time_error
+from core.extract.images import caption_of
 from core.gate import GateConfig
 from core.signals import scan
 from core.write_plan import BufferedTurn, plan_flush
@@ -169,6 +170,7 @@ class WritePath:
                 turn.text,
                 env.occurred_at,
                 signal,
+                caption_of(turn.metadata, turn.text),
             )
         )
         message.incref()  # held until the buffer's events are durable

@@ -55,6 +55,11 @@ _FUTURE_WORDS = wordset("will shall gonna next tomorrow upcoming scheduled")
 _OPEN, _CLOSE = "\x02", "\x03"  # brackets around dates we wrote, so they are not parsed twice
 
 
+def undated(text: str) -> str:
+    """``text`` kept out of date resolution ("The Thursday Murder Club" is a title)."""
+    return f"{_OPEN}{text}{_CLOSE}"
+
+
 @dataclass(frozen=True, slots=True)
 class Dated:
     """A claim with its dates resolved against the event time."""

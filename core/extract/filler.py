@@ -8,7 +8,7 @@ from core.extract.gates import wordset
 
 # --- filler ------------------------------------------------------------------------
 
-_FILLER_WORDS = wordset("""hi hello hey heya yo hiya there thanks thank you so much a lot lots very ok okay k kk
+FILLER_WORDS = wordset("""hi hello hey heya yo hiya there catch thanks thank you so much a lot lots very ok okay k kk
     sure yes yeah yep yup no nope nah cool great nice awesome perfect wow lol haha hahaha
     bye goodbye see ya later good morning night evening afternoon day got it sounds
     welcome problem of course right exactly agreed indeed alright fine glad happy hear
@@ -50,18 +50,18 @@ def is_filler(claim: str) -> bool:
 def is_filler_words(words: list[str]) -> bool:
     if not words:
         return True
-    if all(w in _FILLER_WORDS for w in words):
+    if all(w in FILLER_WORDS for w in words):
         return True
     # a vocative name after a greeting ("thanks Mel") is still filler
     return (
         len(words) <= 3
-        and sum(w not in _FILLER_WORDS for w in words) <= 1
-        and words[0] in _FILLER_WORDS
+        and sum(w not in FILLER_WORDS for w in words) <= 1
+        and words[0] in FILLER_WORDS
     )
 
 
 def has_content(words: list[str]) -> bool:
-    return any(w not in _EMPTY_WORDS and w not in _FILLER_WORDS for w in words)
+    return any(w not in _EMPTY_WORDS and w not in FILLER_WORDS for w in words)
 
 
 _SUBSTANTIVE_WORDS = 3
@@ -70,6 +70,6 @@ _SUBSTANTIVE_WORDS = 3
 def substantive(text: str) -> bool:
     """At least three distinct words that are neither filler nor empty."""
     return (
-        len({w for w in claim_words(text) if w not in _EMPTY_WORDS and w not in _FILLER_WORDS})
+        len({w for w in claim_words(text) if w not in _EMPTY_WORDS and w not in FILLER_WORDS})
         >= _SUBSTANTIVE_WORDS
     )

@@ -21,7 +21,7 @@ PAST_OR_FIXED = wordset("""was were went got had made took saw bought began ran 
     drove rode flew grew threw drew ate fell forgot chose broke spoke woke wore tore froze hid bit caught
     fought sought slept swam sang rang drank shook stole struck lent bent burnt learnt dreamt meant put cut
     hit set let quit read hurt cost shut spread upset led fled fed bred shed sped dealt dug hung lit slid spun
-    stuck swung won wound can could will would shall should may might must ought used""")
+    stuck swung won wound did can could will would shall should may might must ought used""")
 # Words that can follow a subject pronoun without being its verb ("my sister and I too").
 _NOT_VERB = wordset("""and or but nor too alone here there to with in on at for of from myself yourself not who that which
     as than when if so because also really just usually always never often sometimes recently finally still
@@ -111,7 +111,9 @@ def _negated(m: re.Match[str]) -> str:
 
 
 def _conjugated(m: re.Match[str]) -> str:
-    return f"{_NAME_SLOT} {m.group(1)}{third_person_verb(m.group(2))}"
+    verb = m.group(2)
+    # a capitalised word after "I" is a name, not a verb ("Tomas and I Lena"): left as is
+    return f"{_NAME_SLOT} {m.group(1)}{verb if verb[:1].isupper() else third_person_verb(verb)}"
 
 
 # The rewrites of one person, in order (pattern, replacement), and the wording of their
@@ -141,7 +143,9 @@ for _key, _p in (("first", _FIRST), ("second", _SECOND)):
         (re.compile(_i + _p.have), f"{_NAME_SLOT} has"),
         (
             re.compile(
-                _i + _p.would + r"(?=\s+(?:been|had|gone|done|already|never|just|seen|met)\b)"
+                _i
+                + _p.would
+                + r"(?=\s+(?:been|had|gone|done|already|never|just|seen|met|better)\b)"
             ),
             f"{_NAME_SLOT} had",
         ),
@@ -182,6 +186,39 @@ _WE_GATES = Gates([gate(wording) for _, wording, _ in _WE_RULES])
 # ("I u" -> "us", "our" -> "ours", "ourselve" -> "ourselves"): a claim with none of these
 # has no "we" to rewrite. (Other rewrites only put in "is", "has", "does not", "themself"...)
 _WE_SOURCES = wordset("we us our ours ourselves u ourselve")
+
+
+_YOU = re.compile(r"\byou\b(?!['’])", re.I)
+_PLURAL_YOU = re.compile(r"\b(?:you (?:two|guys|all|both|three|folks|people|lot)|y'?all)\b", re.I)
+_CLAUSE_OPENERS = wordset("""and but so if when because that since until till while or then
+    though although whether once unless before after where what how as""")
+_OBJECT_SLOT = "\x04"
+
+
+def addressed_to(claim: str, name: str) -> str | None:
+    """A claim said to ``name`` with "you" rewritten to the name ("I can give it to you
+    tomorrow" -> "I can give it to Tomas tomorrow", "You'll love it" -> "Tomas will love
+    it"); None when "you" is several people or is no subject where the claim has none
+    ("Proud of you")."""
+    if _PLURAL_YOU.search(claim):
+        return None
+    subject = False
+
+    def place(m: re.Match[str]) -> str:
+        nonlocal subject
+        before = claim[: m.start()].rstrip()
+        previous = before.rsplit(None, 1)[-1].lower() if before else ""
+        if not before or before.endswith((",", ";", ":")) or previous in _CLAUSE_OPENERS:
+            subject = True
+            return m.group()  # the subject: its verb is conjugated below
+        return _OBJECT_SLOT  # "to you", "miss you", "can you": the name, verb untouched
+
+    out = _YOU.sub(place, claim.replace(_OBJECT_SLOT, " "))
+    if not subject and not re.search(
+        r"\b(?:I|I'm|I've|I'll|I'd|[Yy]our|[Yy]ou're|[Yy]ou've|[Yy]ou'll|[Yy]ou'd)\b", out
+    ):
+        return None
+    return third_person(out, name, "second", words_of(out)).replace(_OBJECT_SLOT, name)
 
 
 def to_third_person(claim: str, name: str, person: str = "first") -> str:

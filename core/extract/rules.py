@@ -31,12 +31,14 @@ from core.extract.claims import (
     speaker_key_of,
     user_claims,
 )
+from core.extract.coreference import ASSISTANT, LONG_TURN, Session, Where, resolve
 from core.extract.cues import FIRST_PERSON, SECOND_PERSON_WORDS, classify_worded
-from core.extract.dates import resolve_dates_worded
+from core.extract.dates import resolve_dates_worded, undated
 from core.extract.entities import find_entities_worded
 from core.extract.filler import claim_words, has_content, substantive
 from core.extract.gates import Caseless, words_of, wordset
-from core.extract.person import third_person
+from core.extract.images import caption_of, shown, without_markers
+from core.extract.person import addressed_to, third_person
 from core.extract.sentences import split_sentences
 from core.extract.slots import detect_slot_worded
 from core.facts import Fact, TurnView
@@ -83,23 +85,89 @@ def _facts_of_turn(
     user_name: str,
     names: frozenset[str],
     known: tuple[str, ...],
+    session: Session,
     date_gates: bool = True,
 ) -> list[Fact]:
+    caption = turn.image_caption or caption_of(None, turn.text)
+    sentences = split_sentences(without_markers(turn.text) if caption else turn.text)
     if turn.role == "user":
         name, person = display_name(turn), "first"
+        speaker = name
     elif turn.role == "assistant":
         name, person = user_name, "second"
+        speaker = ASSISTANT
     else:
         return []
+    answers = session.speakers[-1:] == [ASSISTANT]
+    session.add_turn(speaker, sentences, context=person == "first" or len(turn.text) <= LONG_TURN)
+    turn_index = len(session.speakers) - 1
+    base = len(session.said) - len(sentences)
+    addressee = session.addressee(turn_index)
     speaker_key = speaker_key_of(name)
     facts: list[Fact] = []
-    for sentence in split_sentences(turn.text):
+    photo = None
+    if caption and person == "first":
+        photo = "the " + _ARTICLE.sub("", shown(caption))
+        fact = _photo_fact(caption, sentences, turn, name, speaker_key, known, addressee)
+        if fact is not None:
+            facts.append(fact)
+    for k, sentence in enumerate(sentences):
         claims = user_claims(sentence, names) if person == "first" else assistant_claims(sentence)
         for claim in claims:
-            fact = _fact_of_claim(claim, turn, name, person, speaker_key, known, date_gates)
+            if person == "first":
+                where = Where(base + k, photo=photo)
+                claim = _resolved(claim, sentence, session, where, name, answers and k == 0)
+            fact = _fact_of_claim(
+                claim, turn, name, person, speaker_key, known, addressee, date_gates
+            )
             if fact is not None:
                 facts.append(fact)
     return facts
+
+
+_ARTICLE = re.compile(r"^(?:a|an|the)\s+", re.I)
+_PHOTO_SAID_CHARS = 240
+_CONF_PHOTO = 0.8
+
+
+def _photo_fact(
+    caption: str,
+    sentences: list[str],
+    turn: TurnView,
+    name: str,
+    speaker_key: str,
+    known: tuple[str, ...],
+    addressee: str | None,
+) -> Fact | None:
+    """ "Mel shared a photo of a sunset over the lake on 8 May 2024: Mel and others went
+    there on the weekend of 4 May 2024": the photo with what was said around it."""
+    head = f"I shared a photo of {undated(shown(caption))} today"
+    # the sentences that state something ("So good!" and "Look!" do not)
+    said = " ".join(s for s in sentences if user_claims(s, frozenset()))
+    if len(said) > _PHOTO_SAID_CHARS:
+        said = said[:_PHOTO_SAID_CHARS].rsplit(" ", 1)[0] + " …"
+    for body in (f"{head}: {said}", head) if said.strip() else (head,):
+        claim = Claim(body, body, _CONF_PHOTO, "moment")
+        fact = _fact_of_claim(claim, turn, name, "first", speaker_key, known, addressee)
+        if fact is not None:
+            return fact
+    return None
+
+
+def _resolved(
+    claim: Claim, sentence: str, session: Session, where: Where, name: str, opens_reply: bool
+) -> Claim:
+    """The claim with what its pronouns point to in the session (core.extract.coreference)."""
+    at = sentence.find(claim.body[:24]) if claim.body else -1
+    before = sentence[:at] if at > 0 else ""
+    body = resolve(
+        claim.body,
+        session,
+        Where(where.index, before, where.photo),
+        name,
+        after_assistant=opens_reply and not before.strip(),
+    )
+    return claim if body == claim.body else claim._replace(body=body, words=None)
 
 
 def _fact_of_claim(
@@ -109,6 +177,7 @@ def _fact_of_claim(
     person: str,
     speaker_key: str,
     known: tuple[str, ...],
+    addressee: str | None = None,
     date_gates: bool = True,
 ) -> Fact | None:
     if len(claim.body) > _MAX_CLAIM_CHARS or not any(ch.isalnum() for ch in claim.body):
@@ -117,14 +186,21 @@ def _fact_of_claim(
     body = claim.body
     body_words = words_of(body)
     said_words = body_words if claim.text == body else words_of(claim.text)
+    to_someone = False
     if person == "first" and not SECOND_PERSON_WORDS.isdisjoint(body_words):
-        # "you" is the assistant when an unnamed user talks to one; a rule about how it
+        # "you" is whoever was spoken to: another person by name ("I can give it to you
+        # tomorrow" -> "... to Tomas"), or the assistant, where only a rule about how it
         # should behave is worth keeping ("I don't like it when you use bullet points").
-        # Otherwise it is the other person, or small talk ("I'm so proud of you").
-        category = claim.forced or classify_worded(claim.text, said_words)
-        if name != "User" or category not in _ABOUT_ASSISTANT:
-            return None
-        body = third_person(body, "the assistant", "second", body_words)
+        if addressee is not None and addressee not in (ASSISTANT, "User", name) and name != "User":
+            addressed = addressed_to(body, addressee)
+            if addressed is None:
+                return None
+            body, to_someone = addressed, True
+        else:
+            category = claim.forced or classify_worded(claim.text, said_words)
+            if name != "User" or category not in _ABOUT_ASSISTANT:
+                return None
+            body = third_person(body, ASSISTANT, "second", body_words)
         body_words = words_of(body)
     if first_person and not has_content(
         claim.words if body is claim.body and claim.words is not None else claim_words(body)
@@ -150,6 +226,11 @@ def _fact_of_claim(
         entities = (name, *entities)
     slot = detect_slot_worded(text, name, speaker_key, text_words)
     confidence = claim.confidence
+    if to_someone and not (dated.has_date or slot):
+        # said to someone, kept when it is a plan or a fact with a date ("I can give it to
+        # you tomorrow"): small talk ("you're a saint", "I'll miss you") crowds recall
+        # (own set: recall@10 0.716 -> 0.708 with it all)
+        return None
     if not first_person and person == "first":
         # a statement not about the speaker is kept only with something concrete in it: a
         # name, a date, a slot, or enough words that say something ("Leo ate eleven
@@ -207,10 +288,11 @@ def extract_rules(turns: Sequence[TurnView], *, date_gates: bool = True) -> list
     )
     facts: list[Fact] = []
     user_name = "User"
+    session = Session(known)
     for turn in turns:
         if turn.role == "user":
             user_name = display_name(turn)
-        facts.extend(_facts_of_turn(turn, user_name, names, known, date_gates))
+        facts.extend(_facts_of_turn(turn, user_name, names, known, session, date_gates))
     if len(facts) < 2:
         return facts
     merged: dict[str, Fact] = {}

@@ -22,7 +22,7 @@ _SUBJ = (
     r"(?P<subj>(?-i:[A-Z])[\w.-]*(?: (?-i:[A-Z])[\w.-]*){0,2}?)(?:'s (?:(?:older|younger|little|big|best|new|old) )?"
     r"(?P<rel>" + _RELATIONS + r"))?(?P<group> and others)?\s+" + ADVERB + r"*"
 )
-_JOBS = (
+JOBS = (
     r"engineer|developer|programmer|designer|manager|teacher|nurse|doctor|physician|lawyer|attorney|scientist|"
     r"analyst|student|consultant|writer|author|artist|painter|musician|counselor|counsellor|therapist|architect|"
     r"accountant|researcher|professor|chef|cook|pilot|driver|firefighter|officer|journalist|editor|photographer|"
@@ -59,7 +59,7 @@ _SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             "job_title",
             _SUBJ
             + r"(?:is|was|works as|is working as|has been|became|is now|started as|got promoted to|was promoted to) "
-            r"(?:an? |the |a senior |a junior |a lead )?(?:[\w-]+ ){0,3}(?:" + _JOBS + r")s?\b",
+            r"(?:an? |the |a senior |a junior |a lead )?(?:[\w-]+ ){0,3}(?:" + JOBS + r")s?\b",
         ),
         (
             "job_title",
@@ -140,7 +140,7 @@ _SLOT_GATES = Gates(
         gate("born on"),
         gate(digit=True),
         gate("age is"),
-        gate("|".join(f"{job}|{job}s" for job in _JOBS.split("|"))),
+        gate("|".join(f"{job}|{job}s" for job in JOBS.split("|"))),
         gate("job is|role is|title is|position is|occupation is|profession is|job title is"),
         gate(
             "work|works|worked|working|employed|hired|job|interning|interns|intern|joined|quit|"

@@ -1,0 +1,115 @@
+"""Self-contained, dated memories through the broker, with the defaults and the rule
+extractor: two speakers over two dated sessions talk in pronouns ("He chewed through my
+charger", "Does she like it?" - "Loves it."), one shares a photo with a few words around
+it; the memories name who and what, carry their dates, and the questions about them find
+them first."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from consumers.client import Memory
+from infra.settings import Settings
+from tests.harness import WorkerProcess
+
+pytestmark = pytest.mark.integration
+
+MAY = datetime(2023, 5, 8, 18, tzinfo=UTC)  # a Monday
+JUNE = datetime(2023, 6, 20, 18, tzinfo=UTC)
+SESSIONS: list[tuple[str, datetime, list[tuple[str, str, dict[str, Any]]]]] = [
+    (
+        "s1",
+        MAY,
+        [
+            ("Caroline", "Hey Mel! How was your weekend?", {}),
+            ("Melanie", "Great! I finally adopted a beagle puppy, we named him Biscuit.", {}),
+            ("Caroline", "No way! How is he settling in?", {}),
+            ("Melanie", "He chewed through my phone charger on day two.", {}),
+            (
+                "Melanie",
+                "We went there last weekend. This is my favorite spot.",
+                {"image_caption": "a photo of a sunset over a lake with pine trees"},
+            ),
+        ],
+    ),
+    (
+        "s2",
+        JUNE,
+        [
+            ("Caroline", "My sister Ana just got a job at a bakery in Austin.", {}),
+            ("Melanie", "Does she like it?", {}),
+            ("Caroline", "Loves it. She bakes sourdough every morning.", {}),
+        ],
+    ),
+]
+# What the memories must say, and a question each must answer first.
+EXPECTED = {
+    "What did Biscuit chew through?": "Biscuit chewed through Melanie's phone charger",
+    "Which photo did Melanie share in May 2023?": "Melanie shared a photo of a sunset over a lake",
+    "What does Ana bake every morning?": "Ana bakes sourdough every morning",
+    "Does Ana like her job at the bakery?": "Ana loves the job at a bakery",
+}
+# A memory that opens with one of these leans on a turn it does not carry.
+PRONOUN = re.compile(
+    r"^(?:it|its|it's|they|them|their|this|that|these|those|he|him|his|she|her)\b", re.I
+)
+
+
+def eventually(fn: Callable[[], Any], ok: Callable[[Any], bool], timeout: float = 45.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        value = fn()
+        if ok(value) or time.monotonic() > deadline:
+            return value
+        time.sleep(0.5)
+
+
+@pytest.fixture(scope="module")
+def conversation(settings: Settings, worker: WorkerProcess) -> tuple[str, list[str]]:
+    ns = f"selfc-{int(time.time() * 1000) % 10**9}"
+    with Memory(settings=settings) as mem:
+        for session, start, turns in SESSIONS:
+            for i, (speaker, text, metadata) in enumerate(turns):
+                mem.add(
+                    [{"role": "user", "content": text, "speaker": speaker}],
+                    namespace=ns,
+                    run_id=session,
+                    metadata=metadata,
+                    occurred_at=start + timedelta(minutes=i),
+                )
+
+        def texts() -> list[str]:
+            return [r["memory"] for r in mem.get_all(namespace=ns)["results"]]
+
+        got = eventually(texts, lambda ts: all(any(e in t for t in ts) for e in EXPECTED.values()))
+    return ns, got
+
+
+def test_memories_name_who_and_what_and_carry_their_dates(
+    conversation: tuple[str, list[str]],
+) -> None:
+    _, texts = conversation
+    for expected in EXPECTED.values():
+        assert any(expected in t for t in texts), (expected, texts)
+    assert not [t for t in texts if PRONOUN.match(t)], texts
+    photo = next(t for t in texts if "shared a photo" in t)
+    # the photo keeps what was said with it, and both dates: when shared, when they went
+    assert "8 May 2023" in photo and "favorite spot" in photo, photo
+    assert any("weekend of 6 May 2023" in t for t in texts), texts
+
+
+@pytest.mark.parametrize("question", list(EXPECTED))
+def test_the_questions_find_them_first(
+    settings: Settings, conversation: tuple[str, list[str]], question: str
+) -> None:
+    ns, _ = conversation
+    with Memory(settings=settings) as mem:
+        found = mem.recall(question, namespace=ns)
+    top = [r["text"] for r in found["results"]]
+    assert top and EXPECTED[question] in top[0], (question, top)

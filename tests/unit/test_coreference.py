@@ -1,0 +1,171 @@
+"""Self-contained memories: pronouns, empty "it", replies without a subject and "you"
+resolved against the session by the rule extractor (core/extract/coreference.py)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from core.extract.coreference import Session, Where, resolve
+from core.extract.mentions import mentions
+from core.facts import TurnView
+from core.rule_extractor import extract_rules
+
+T0 = datetime(2024, 5, 8, 9, 0, tzinfo=UTC)
+
+
+def said(*lines: str) -> list[str]:
+    """Fact texts of a conversation given as "Speaker: text" lines (assistant: role)."""
+    turns = []
+    for i, line in enumerate(lines):
+        speaker, text = line.split(": ", 1)
+        role = "assistant" if speaker == "assistant" else "user"
+        turns.append(
+            TurnView(
+                turn_id=f"t{i}",
+                role=role,
+                speaker=speaker,
+                text=text,
+                occurred_at=T0 + timedelta(minutes=i),
+            )
+        )
+    return [f.text for f in extract_rules(turns)]
+
+
+@pytest.mark.parametrize(
+    ("lines", "expected"),
+    [
+        (  # a name given by "named him"
+            (
+                "Lena: I finally adopted a beagle puppy, we named him Biscuit.",
+                "Tomas: No way!! Pictures please",
+                "Lena: Sending. He chewed through a phone charger on day two.",
+            ),
+            "Biscuit chewed through a phone charger on day two",
+        ),
+        (  # a relation noun of the same speaker, three turns back
+            (
+                "Tomas: My grandmother turns 90 on Sunday and I promised to make her ravioli.",
+                "Lena: Ninety! Tell her happy birthday from me.",
+                "Tomas: Will do. She wants bingo at the party.",
+            ),
+            "Tomas's grandmother wants bingo at the party",
+        ),
+        (  # the other speaker's question names who "she" is
+            (
+                "Jules: Would Noor move with you?",
+                "Amara: She said she'd apply for teaching jobs up there.",
+            ),
+            "Noor said she'd apply for teaching jobs up there",
+        ),
+        (  # a name that opens a sentence, then a possessive
+            (
+                "Owen: Leo's team won their tournament in Minneapolis. He had a shutout in the final.",
+            ),
+            "Leo had a shutout in the final",
+        ),
+        (  # "it" answers the question the assistant asked
+            (
+                "Rosa: I need help writing a reminder to a client.",
+                "assistant: Sure. Who's the client and what was the project?",
+                "Rosa: It's a bakery in Austin.",
+            ),
+            "The client is a bakery in Austin",
+        ),
+        (  # "they" is what the same turn just chose
+            ("user: I think I'll start with coin toss problems. They seem simpler to me.",),
+            "Coin toss problems seem simpler to User",
+        ),
+        (  # a title in quotes stays a title (no date is read into "Thursday")
+            (
+                'user: I think I\'ll go with "The Thursday Murder Club". It is light-hearted and fun.',
+            ),
+            "The Thursday Murder Club is light-hearted and fun",
+        ),
+        (  # "you" is the person spoken to
+            (
+                "Lena: Can I borrow your ladder on Saturday?",
+                "Tomas: Sure thing! I can give it to you tomorrow.",
+            ),
+            "Tomas can give it to Lena on 9 May 2024",
+        ),
+        (  # a reply without a subject is the speaker's news
+            ("Tomas: How's the new city?", "Lena: Moved into a two-bedroom in Ballard last week."),
+            "Lena moved into a two-bedroom in Ballard in the week before 8 May 2024",
+        ),
+        (  # ... or about whom the question asked
+            (
+                "Lena: Jonah got a job at a bike shop in Fremont.",
+                "Tomas: Does he like it?",
+                "Lena: Loves it.",
+            ),
+            "Jonah loves the job at a bike shop",
+        ),
+        (  # an empty "it" is the speaker's view
+            ("user: It's way easier to calculate the probability of no shared birthdays.",),
+            "User finds it way easier to calculate the probability of no shared birthdays",
+        ),
+        (
+            ("user: It sounds like weekly checks will help me catch errors.",),
+            "User thinks weekly checks will help User catch errors",
+        ),
+        (  # a demonstrative answering the assistant is about what it suggested
+            (
+                "user: Can you plan my week around my kids' activities?",
+                "assistant: Here is a plan: mornings for work, afternoons for the kids.",
+                "user: This plan looks great!",
+            ),
+            "The assistant's plan looks great",
+        ),
+        (
+            ("Felix: I'm seeing someone. Her name is Tess, she's a veterinarian.",),
+            "Tess is a veterinarian",
+        ),
+    ],
+)
+def test_resolved_in_the_session(lines: tuple[str, ...], expected: str) -> None:
+    assert expected in said(*lines)
+
+
+@pytest.mark.parametrize(
+    ("lines", "kept"),
+    [
+        # nothing fits: the claim stays as said rather than pointing at the wrong thing
+        (("Tomas: I'm going to miss you.", "Lena: It's only three hours."), "It's only three hours"),
+        (("user: My order is late. It's on 20 November.",), "It's on 20 November"),
+        # "he" never means the speaker or the person spoken to
+        (("Tomas: Hi Lena!", "Lena: He finally called back about the apartment."),
+         "He finally called back about the apartment"),
+    ],
+)  # fmt: skip
+def test_left_alone_when_nothing_fits(lines: tuple[str, ...], kept: str) -> None:
+    assert kept in said(*lines)
+
+
+def test_plural_you_and_subjectless_small_talk_are_not_memories() -> None:
+    texts = said("Amara: Hi Jules!", "Jules: You two are welcome anytime. Proud of you!")
+    assert not any("Amara" in t for t in texts)
+
+
+def test_gender_decides_between_two_people() -> None:
+    texts = said("Nadia: My brother and my sister came over. She brought a cake for Omar.")
+    assert "Nadia's sister brought a cake for Omar" in texts
+
+
+def test_mentions_keep_their_words_and_kind() -> None:
+    found = {
+        m.text: m
+        for m in mentions("Maple, our golden retriever, sleeps on my late mother's chair.")
+    }
+    assert found["Maple"].kind == "animal"
+    assert found["my late mother"].gender == "f"
+    assert found["my late mother's chair"].kind == "thing"
+
+
+def test_resolve_leaves_a_claim_without_pronouns_untouched() -> None:
+    session = Session(("Ann",))
+    session.add_turn("Ann", ["I love hiking in the Alps."])
+    assert resolve(
+        "I love hiking in the Alps", session, Where(0), "Ann", after_assistant=False
+    ) == ("I love hiking in the Alps")
