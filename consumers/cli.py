@@ -808,6 +808,47 @@ def cmd_health(args: argparse.Namespace) -> int:
     return 1 if any(r[columns.index("status")] == "degraded" for r in rows) and args.strict else 0
 
 
+def cmd_status(args: argparse.Namespace) -> int:
+    """One line per health check (the running worker's /health, or what can be told with
+    none); exit 1 when anything is degraded."""
+    import httpx
+    import orjson
+
+    from consumers.health import offline_checks
+    from core.health import status
+    from streams.status import running_worker
+
+    settings = _settings(args)
+    worker = running_worker(settings.data_dir)
+    body: dict[str, Any] | None = None
+    if worker is not None:
+        try:
+            response = httpx.get(f"{worker['api_url']}/health", timeout=10)
+            body = response.json()
+        except (httpx.HTTPError, ValueError) as e:
+            body = {
+                "status": "degraded",
+                "checks": [
+                    {"name": "worker", "ok": False, "detail": f"/health did not answer: {e}"}
+                ],
+            }
+    if body is None:
+        checks = asyncio.run(offline_checks(settings))
+        body = {
+            "status": status(checks),
+            "problems": [f"{c.name}: {c.detail}" for c in checks if not c.ok],
+            "checks": [c.as_dict() for c in checks],
+        }
+    if args.json:
+        print(orjson.dumps(body, option=orjson.OPT_INDENT_2).decode())
+    else:
+        for check in body.get("checks", []):
+            state = "ok" if check["ok"] else "DEGRADED"
+            print(f"{state:9} {check['name']:24} {check['detail']}")
+        print(f"status: {body.get('status')}")
+    return 0 if body.get("status") == "ok" else 1
+
+
 def cmd_evidence(args: argparse.Namespace) -> int:
     from projections.reports import evidence_query, status_text, suggestions
 
@@ -1054,6 +1095,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--namespace")
     p.add_argument("--strict", action="store_true", help="exit 1 when a workflow is degraded")
     p.set_defaults(fn=cmd_health)
+
+    p = sub.add_parser(
+        "status",
+        help="is the system well: broker, projections, agents, read positions (exit 1 if not)",
+    )
+    p.add_argument("--json", action="store_true", help="the checks as JSON")
+    p.set_defaults(fn=cmd_status)
 
     p = sub.add_parser(
         "evidence", help="recent failures and corrections of a workflow, with suggestions"

@@ -105,6 +105,7 @@ class ApiService(Service):
         self.web = web.Application(middlewares=[errors_as_json], client_max_size=4 * 1024 * 1024)
         self._runner: web.AppRunner | None = None
         self.projections: Any = None  # set by the worker: projections.service.ProjectionService
+        self.health_monitor: Any = None  # set by the worker: consumers.health.HealthMonitor
         self.publish_access: Any = None  # set by the worker: publishes MemoryAccessed
         self._recall: Any = None
         self.memory = MemoryRoutes(settings, self)
@@ -163,12 +164,16 @@ class ApiService(Service):
         return json_response(document())
 
     async def health(self, request: web.Request) -> web.Response:
+        """Answers at once from the monitor's latest probe (consumers/health.py)."""
         proj = self.projections
-        problems = proj.problems() if proj else []
+        if self.health_monitor is not None:
+            verdict = self.health_monitor.report()
+        else:  # an API without a monitor (tests): the projections' own account
+            problems = proj.problems() if proj else []
+            verdict = {"status": "degraded" if problems else "ok", "problems": problems}
         return json_response(
             {
-                "status": "degraded" if problems else "ok",
-                "problems": problems,
+                **verdict,
                 "projections": proj.lag() if proj else {},
                 "positions": proj.positions() if proj else {},
                 "caught_up": proj.caught_up() if proj else None,

@@ -318,7 +318,13 @@ def document() -> dict[str, Any]:
                     "responses": _ok("columns and rows"),
                 }
             },
-            "/health": {"get": {"security": [], "responses": {"200": {"description": "ok"}}}},
+            "/health": {
+                "get": {
+                    "security": [],
+                    "summary": "status ok or degraded, problems, checks (consumers/health.py)",
+                    "responses": {"200": {"description": "ok"}},
+                }
+            },
             "/metrics": {"get": {"responses": {"200": {"description": "Prometheus text format"}}}},
         },
     }

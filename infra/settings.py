@@ -84,6 +84,12 @@ class Settings:
     projections: str = (
         "duckdb,qdrant,archive"  # which read models this worker keeps ("none" for none)
     )
+    # health (/health, memstream status): the broker is probed this often (the answer is
+    # cached that long); a reader (projection, agent) with records waiting that has not moved
+    # for health_stall_seconds is stalled (above the longest a session buffer may hold a turn,
+    # buffer_max_turns x buffer_idle_seconds)
+    health_probe_seconds: float = 2.0
+    health_stall_seconds: float = 120.0
     api_host: str = "127.0.0.1"
     api_port: int = 0  # 0: a free port, recorded in <data_dir>/worker.json
     hot_max_bytes: int = 5 * 1024  # the hot memory block's hard cap (core/hot_memory.py)

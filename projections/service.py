@@ -156,21 +156,24 @@ class ProjectionService(Service):
             for kind, r in self.runners.items()
         }
 
+    def problems_of(self, kind: str) -> list[str]:
+        """Why projection ``kind`` is not healthy by its own account, in words ([] when it
+        is); /health adds what the log says (stalled, read position past the log's end)."""
+        runner = self.runners.get(kind)
+        if runner is None:
+            return []
+        h, out = runner.health, []
+        if h.failing_since is not None:
+            out.append(f"retrying since {_ago(h.failing_since)}: {h.last_error}")
+        if h.dead_lettered:
+            out.append(
+                f"dead-lettered {h.dead_lettered} record(s) it could not apply (memstream dlq)"
+            )
+        return out
+
     def problems(self) -> list[str]:
         """Why the projections are not healthy, in words ([] when they are)."""
-        out = []
-        for kind, r in self.runners.items():
-            h = r.health
-            if h.failing_since is not None:
-                out.append(
-                    f"projection {kind} is retrying since {_ago(h.failing_since)}: {h.last_error}"
-                )
-            if h.dead_lettered:
-                out.append(
-                    f"projection {kind} dead-lettered {h.dead_lettered} record(s) it could not "
-                    "apply (memstream dlq)"
-                )
-        return out
+        return [f"projection {kind} {p}" for kind in self.runners for p in self.problems_of(kind)]
 
 
 def _ago(at: float) -> str:

@@ -77,6 +77,10 @@ def run_worker(
         settings, settings.api_host, settings.api_port or free_port(settings.api_host), loop=loop
     )
     api.projections = projections
+    from consumers.health import HealthMonitor
+
+    api.health_monitor = HealthMonitor(settings, projections, loop=loop)
+    app.add_dependency(api.health_monitor)
 
     async def publish_access(
         namespace: str,

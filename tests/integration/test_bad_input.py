@@ -22,7 +22,7 @@ import sys
 import time
 import uuid
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -554,9 +554,11 @@ class CountingProducer(AsyncProducer):
 
     sent = 0
 
-    async def send(self, env: Envelope[Any]) -> asyncio.Future[Any]:
+    async def send(
+        self, env: Envelope[Any], headers: Sequence[tuple[str, bytes]] = ()
+    ) -> asyncio.Future[Any]:
         self.sent += 1
-        return await super().send(env)
+        return await super().send(env, headers)
 
 
 def api_url(s: Settings) -> str:

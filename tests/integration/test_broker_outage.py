@@ -1,7 +1,7 @@
 """Broker unavailable: the broker stops answering for longer than every client timeout and
 then comes back. Producers fail clearly within a stated bound, the running worker resumes
 by itself (the same process, no restart), and every acknowledged turn is extracted exactly
-once.
+once. /health says "degraded" (broker unreachable) during the outage, and "ok" after.
 
 How the outage is made: the bundled Tansu build stores only in memory (``file://``,
 ``sqlite://`` and ``postgres://`` are rejected, ``s3://`` needs an object store), so a
@@ -21,6 +21,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from consumers.producer import AsyncProducer, Producer, PublishError
@@ -29,11 +30,27 @@ from infra.settings import Settings
 from infra.topics import ensure_topics
 from schemas import decode
 from schemas.topics import BY_ROLE
+from streams.status import running_worker
 from tests.harness import WorkerProcess
 from tests.reliability.driver import LogTail, workload
 
 OUTAGE_S = 12.0  # > broker_session_timeout (6 s) and > the producer's delivery timeout
 DELIVERY_TIMEOUT_MS = 4000
+
+
+async def _health_until(api: str, want: str, needle: str, timeout: float) -> dict[str, Any]:
+    """/health of the worker until it says ``want`` (each answer within 2 s)."""
+    deadline = time.monotonic() + timeout
+    body: dict[str, Any] = {}
+    async with httpx.AsyncClient(base_url=api, timeout=5) as http:
+        while time.monotonic() < deadline:
+            started = time.monotonic()
+            body = (await http.get("/health")).json()
+            assert time.monotonic() - started < 2.0, "/health waited for the broker"
+            if body["status"] == want and all(needle in p for p in body["problems"]):
+                return body
+            await asyncio.sleep(0.3)
+    raise AssertionError(f"/health not {want!r} ({needle}) within {timeout:.0f}s: {body}")
 
 
 async def test_producers_fail_clearly_and_the_worker_resumes_after_an_outage(
@@ -86,6 +103,11 @@ async def test_producers_fail_clearly_and_the_worker_resumes_after_an_outage(
                 await asyncio.to_thread(sync_producer)
             assert time.monotonic() - started < DELIVERY_TIMEOUT_MS / 1000 + 2.0
 
+            # health says so, at once, while the broker does not answer
+            api = running_worker(s.data_dir)["api_url"]  # type: ignore[index]
+            health = await _health_until(api, "degraded", "broker: unreachable", 8.0)
+            assert f"at {broker.bootstrap}" in health["problems"][0]
+
             await asyncio.sleep(max(0.0, OUTAGE_S - (time.monotonic() - paused)))
             broker.resume()
             # The failed batches may or may not be stored: publishing them again is safe.
@@ -117,6 +139,7 @@ async def test_producers_fail_clearly_and_the_worker_resumes_after_an_outage(
         assert [t for t, n in covered.items() if n > 1] == []  # and only once
         assert [k for k, n in created.items() if n > 1] == []  # no memory created twice
         assert worker.proc.poll() is None and worker.proc.pid == pid  # it resumed by itself
+        await _health_until(api, "ok", "", 30.0)
     finally:
         if tail is not None:
             await tail.stop()
