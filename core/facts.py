@@ -57,6 +57,9 @@ class Fact:
     subject: str | None = None
     slot: str | None = None
     importance: float = 0.5
+    #: items the subject no longer prefers or uses ("prefers Rust over Go now": "go"): the
+    #: write plan supersedes the subject's memories that prefer or use them
+    replaces: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.category not in CATEGORIES:

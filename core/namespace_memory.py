@@ -112,6 +112,16 @@ class NamespaceMemory:
                     best = Neighbour(mid, sim, state.text)
         return best
 
+    def slot_holders(self, subject: str, prefixes: tuple[str, ...]) -> list[str]:
+        """Active memories of ``subject`` whose slot starts with one of ``prefixes``."""
+        return sorted(
+            mid
+            for (subj, slot), ids in self.by_slot.items()
+            if subj == subject and slot.startswith(prefixes)
+            for mid in ids
+            if self.states[mid].active
+        )
+
     def active_hash(self, content_hash: str) -> str | None:
         mid = self.by_hash.get(content_hash)
         return mid if mid is not None and self.states[mid].active else None

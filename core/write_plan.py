@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from core.extract.images import QUIET_FILTERS, with_caption
+from core.extract.slots import prefers_item
 from core.facts import Fact, TurnView
 from core.gate import GateConfig, GateDecision, decide, reinforced_stability
 from core.hashing import content_hash
@@ -230,14 +231,22 @@ def _plan_fact(
             )
         ]
 
-    if fact.kind == "episode":
-        # what was said, kept as said: no similarity gate (core/episodes.py)
+    if extraction is not None and extraction.extractor == "episodes":
+        # what was said, kept as said: no similarity gate (core/episodes.py). Not every fact
+        # of kind "episode": a dated claim ("I moved to Porto last month") still meets the
+        # gate, so it can supersede what it changes.
         decision = GateDecision("create", None, 0.0, "an episode: a turn no fact covers")
     else:
         vector = memory.embed(fact.text)
         holder = memory.slot_holder(fact.subject, fact.slot, vector)
         refines = holder is not None and covers(fact.text, holder.text)
         decision = decide(memory.closest(vector), holder, gate, refines_slot=refines)
+    given_up = _given_up(memory, fact)
+    if decision.target_id in given_up and decision.action in ("update", "reinforce"):
+        # "prefers Rust over Go now" is close in words to "prefers Go", and ends it
+        decision = GateDecision(
+            "create", None, decision.similarity, f"{decision.reason}; the match is given up"
+        )
     target = memory.states.get(decision.target_id) if decision.target_id else None
     if decision.action in ("update", "supersede") and target is not None and target.immutable:
         # a locked memory is never changed by extraction: the new fact stands beside it
@@ -245,6 +254,30 @@ def _plan_fact(
             "create", None, decision.similarity, f"{decision.reason}; the match is locked"
         )
     evidence = decision.evidence()
+
+    def ends(by: str) -> list[Envelope[Any]]:
+        """The memories this fact says were given up, superseded by ``by``."""
+        return [
+            event(
+                MemorySuperseded(
+                    memory_id=mid,
+                    superseded_by=by,
+                    valid_until=fact.valid_from or at,
+                    reason="given_up",
+                    evidence={
+                        "decision": "supersede",
+                        "reason": "the subject no longer prefers or uses it",
+                        "subject": fact.subject,
+                        "given_up": list(fact.replaces),
+                        "old_text": memory.states[mid].text,
+                        "new_text": fact.text,
+                    },
+                ),
+                f"given-up:{mid}",
+            )
+            for mid in given_up
+            if mid not in (by, decision.target_id if decision.action == "supersede" else None)
+        ]
 
     if decision.action == "reinforce" and decision.target_id is not None:
         before = memory.states[decision.target_id].stability
@@ -259,7 +292,8 @@ def _plan_fact(
                     evidence={**evidence, "text": fact.text},
                 ),
                 "reinforce",
-            )
+            ),
+            *ends(decision.target_id),
         ]
     if decision.action == "update" and decision.target_id is not None:
         old = memory.states[decision.target_id]
@@ -280,7 +314,8 @@ def _plan_fact(
                     },
                 ),
                 "update",
-            )
+            ),
+            *ends(old.memory_id),
         ]
 
     memory_id = derived_id(at, "memory", ns, chash, head.event_id)
@@ -316,10 +351,11 @@ def _plan_fact(
     )
     tags = _plan_tags(memory, created, event)
     if decision.action != "supersede" or decision.target_id is None:
-        return [created, *tags]
+        return [created, *tags, *ends(memory_id)]
     return [
         created,
         *tags,
+        *ends(memory_id),
         event(
             MemorySuperseded(
                 memory_id=decision.target_id,
@@ -335,6 +371,19 @@ def _plan_fact(
             ),
             "supersede",
         ),
+    ]
+
+
+def _given_up(memory: NamespaceMemory, fact: Fact) -> list[str]:
+    """Active memories of the fact's subject that prefer or use what the fact says was given
+    up ("prefers Rust over Go now" ends "prefers Go" and "uses Go for scripts")."""
+    if not fact.replaces or not fact.subject:
+        return []
+    return [
+        mid
+        for mid in memory.slot_holders(fact.subject, ("preference:", "tool:"))
+        if not memory.states[mid].immutable
+        and any(prefers_item(memory.states[mid].text, item) for item in fact.replaces)
     ]
 
 

@@ -14,7 +14,7 @@ MARKERS = re.compile(
     r"by the way|actually|honestly|basically|fyi|fun fact|guess what|wow|haha|lol|hey|hi|hello|"
     r"sorry|wait|oops|plus|and|but|to be honest|tbh|oh and|oh well|then|now|correction|thank you so much|"
     r"thank you|thanks so much|thanks|nice to meet you|good to see you|"
-    r"update|just so you know|for the record|quick update)\b[\s,!.:;-]*)+",
+    r"update|just so you know|for the record|quick update|(?:big|good|bad|some|great) news)\b[\s,!.:;-]*)+",
     re.I,
 )
 HEDGE = re.compile(

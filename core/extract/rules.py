@@ -40,7 +40,7 @@ from core.extract.gates import Caseless, words_of, wordset
 from core.extract.images import caption_of, shown, without_markers
 from core.extract.person import addressed_to, third_person
 from core.extract.sentences import split_sentences
-from core.extract.slots import detect_slot_worded
+from core.extract.slots import detect_slot_worded, restated
 from core.facts import Fact, TurnView
 from core.hashing import normalize
 from schemas.events import Category, Kind
@@ -117,11 +117,9 @@ def _facts_of_turn(
             if person == "first":
                 where = Where(base + k, photo=photo)
                 claim = _resolved(claim, sentence, session, where, name, answers and k == 0)
-            fact = _fact_of_claim(
-                claim, turn, name, person, speaker_key, known, addressee, date_gates
+            facts.extend(
+                _fact_of_claim(claim, turn, name, person, speaker_key, known, addressee, date_gates)
             )
-            if fact is not None:
-                facts.append(fact)
     return facts
 
 
@@ -148,9 +146,9 @@ def _photo_fact(
         said = said[:_PHOTO_SAID_CHARS].rsplit(" ", 1)[0] + " …"
     for body in (f"{head}: {said}", head) if said.strip() else (head,):
         claim = Claim(body, body, _CONF_PHOTO, "moment")
-        fact = _fact_of_claim(claim, turn, name, "first", speaker_key, known, addressee)
-        if fact is not None:
-            return fact
+        found = _fact_of_claim(claim, turn, name, "first", speaker_key, known, addressee)
+        if found:
+            return found[0]
     return None
 
 
@@ -179,9 +177,9 @@ def _fact_of_claim(
     known: tuple[str, ...],
     addressee: str | None = None,
     date_gates: bool = True,
-) -> Fact | None:
+) -> list[Fact]:
     if len(claim.body) > _MAX_CLAIM_CHARS or not any(ch.isalnum() for ch in claim.body):
-        return None
+        return []
     first_person = person == "first" and bool(FIRST_PERSON.search(claim.body))
     body = claim.body
     body_words = words_of(body)
@@ -194,20 +192,20 @@ def _fact_of_claim(
         if addressee is not None and addressee not in (ASSISTANT, "User", name) and name != "User":
             addressed = addressed_to(body, addressee)
             if addressed is None:
-                return None
+                return []
             body, to_someone = addressed, True
         else:
             category = claim.forced or classify_worded(claim.text, said_words)
             if name != "User" or category not in _ABOUT_ASSISTANT:
-                return None
+                return []
             body = third_person(body, ASSISTANT, "second", body_words)
         body_words = words_of(body)
     if first_person and not has_content(
         claim.words if body is claim.body and claim.words is not None else claim_words(body)
     ):
-        return None
+        return []
     if len(body.split()) <= 5 and _PRONOUN_OBJECT.search(body):
-        return None  # "I really enjoy it": the "it" lives in another turn
+        return []  # "I really enjoy it": the "it" lives in another turn
     rewritten = third_person(body, name, person, body_words)
     rewritten_words = body_words if rewritten == body else words_of(rewritten)
     dated = resolve_dates_worded(
@@ -216,7 +214,7 @@ def _fact_of_claim(
     pieces = dated.text.split()  # capitalising the first letter splits it no differently
     text = _capitalize(" ".join(pieces))
     if len(pieces) < 3 or not any(ch.isalnum() for ch in text):
-        return None  # fragments like "User's sister" are not claims
+        return []  # fragments like "User's sister" are not claims
     category = claim.forced or classify_worded(claim.text, said_words)
     # no date written and an ASCII first letter: the words are those of ``rewritten``
     same = dated.text == rewritten and text[:1].isascii()
@@ -224,22 +222,24 @@ def _fact_of_claim(
     entities = find_entities_worded(text, known, text_words)
     if name != "User" and name not in entities and name in text:
         entities = (name, *entities)
-    slot = detect_slot_worded(text, name, speaker_key, text_words)
+    hit = detect_slot_worded(text, name, speaker_key, text_words)
+    slot = (hit.subject, hit.slot) if hit is not None and hit.slot is not None else None
+    state = restated(text, slot[1]) if slot is not None else None
     confidence = claim.confidence
     if to_someone and not (dated.has_date or slot):
         # said to someone, kept when it is a plan or a fact with a date ("I can give it to
         # you tomorrow"): small talk ("you're a saint", "I'll miss you") crowds recall
         # (own set: recall@10 0.716 -> 0.708 with it all)
-        return None
+        return []
     if not first_person and person == "first":
         # a statement not about the speaker is kept only with something concrete in it: a
         # name, a date, a slot, or enough words that say something ("Leo ate eleven
         # pierogi", "the judges loved the tacos"; not "the meeting was long")
         if not (entities or dated.has_date or slot or substantive(body)):
-            return None
+            return []
         confidence = min(confidence, CONF_THIRD_PARTY)
     if person == "second" and slot is None and category == "fact" and not dated.has_date:
-        return None
+        return []
     if category == "correction" and person == "first":
         confidence = max(confidence, CONF_CORRECTION)
     valid_from, valid_until = dated.valid_from, dated.valid_until
@@ -247,19 +247,28 @@ def _fact_of_claim(
         # the date of a birthday is the slot's value, not a bound on when the fact holds
         category, valid_from, valid_until = "fact", None, None
     kind: Kind = "episode" if category == "moment" or valid_from or valid_until else "note"
-    return Fact(
+    fact = Fact(
         category=category,
-        text=text,
+        text=state or text,
         confidence=round(confidence, 3),
         entities=entities,
         valid_from=valid_from,
         valid_until=valid_until,
         kind=kind,
         source_turn_ids=(turn.turn_id,),
-        subject=slot[0] if slot else (speaker_key if first_person or person == "second" else None),
+        subject=hit.subject
+        if hit is not None
+        else (speaker_key if first_person or person == "second" else None),
         slot=slot[1] if slot else None,
+        replaces=hit.replaces if hit is not None else (),
         importance=_importance(category, slot is not None, claim.text, said_words),
     )
+    if state is None:
+        return [fact]
+    # a move or a new job: the state it leads to, which supersedes the old one, and the
+    # event as said ("Maya moved from Lisbon to Porto in February 2024"), for history
+    event = replace(fact, text=text, slot=None, replaces=(), kind=kind if valid_from else "note")
+    return [replace(fact, kind="note"), event]
 
 
 def _importance(category: Category, has_slot: bool, said: str, words: frozenset[str]) -> float:

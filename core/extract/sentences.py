@@ -87,7 +87,7 @@ def split_sentences(text: str) -> list[str]:
 _CLAUSE_SPLIT = re.compile(
     # every alternative starts at a space, comma or semicolon: saying so first is much quicker
     r"(?=[\s,;])(?:"
-    r"\s*;\s*|,?\s+(?:and|but|so|plus|and then|then|while|whereas)\s+(?=(?:I|i|[Ww]e)\b)|,\s*but\s+|,\s*and\s+(?=(?:[Mm]y|[Oo]ur)\b)"
+    r"\s*;\s*|,?\s+(?:and|but|so|plus|and then|then|while|whereas)\s+(?=(?:I|i|[Ww]e)\b)|,\s*now\s+(?=(?:I|i|[Ww]e)\b)|,\s*but\s+|,\s*and\s+(?=(?:[Mm]y|[Oo]ur)\b)"
     # a trailing verdict ("..., it was amazing") is its own (usually contentless) claim
     r"|,\s*(?=(?:[Ii]t|[Tt]hat|[Tt]his)(?:'s|\s+(?:is|was|has|had|felt|feels|looks|looked|sounds|sounded))\b)"
     # "my email is X and my phone is Y": the right side is plainly a clause of its own
@@ -95,7 +95,7 @@ _CLAUSE_SPLIT = re.compile(
     r")"
 )
 # _CLAUSE_SPLIT cannot match without a semicolon, a comma or one of these words.
-_CLAUSE_WORDS = wordset("and but so plus then while whereas")
+_CLAUSE_WORDS = wordset("and but so plus then while whereas now")
 _HAS_SUBJECT = re.compile(r"\b(?:I|i|[Ww]e|[Hh]e|[Ss]he|[Tt]hey|[Ii]t|[Yy]ou)\b")
 
 

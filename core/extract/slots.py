@@ -4,6 +4,7 @@ new value for the same slot can supersede the old one."""
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from core.extract.entities import TECH, TECH_RE
 from core.extract.gates import HAS_DIGIT, Gates, gate, words_of, wordset
@@ -69,7 +70,8 @@ _SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         (
             "employer",
             _SUBJ
-            + r"(?:(?:works?|worked|is working|has been working|has worked|started working|is employed|"
+            + r"(?:(?:works?|worked|is (?:now |currently |still )?working|has been working|has worked|"
+            r"started working|is employed|no longer works?|"
             r"was employed|was hired|got hired|got a job|got a new job|started a (?:new )?job|landed a job|"
             r"is interning|interns|is an intern|does not work|did not work|is not working)(?: \w+){0,2}? (?:at|for|by|with)\s+"
             r"|(?:joined|now works for|quit|left|was laid off from|got laid off from) (?=(?-i:[A-Z])))",
@@ -79,7 +81,9 @@ _SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             _SUBJ
             + r"(?:lives?|lived|is living|has lived|has been living|moved|has moved|relocated|has relocated|"
             r"is based|is located|resides?|resided|is staying|is moving|will move|will be moving|is relocating|"
-            r"settled|is settling|does not live|no longer lives)(?: back)? (?:in|to|at|into)\b",
+            r"settled|is settling|does not live|no longer lives)(?: back| away)?"
+            # "moved from Lisbon to Porto": the new place is the value (a tech name is a switch)
+            r"(?: from (?!(?:" + TECH_RE + r")\b)[^,;]{1,40}?)? (?:in|to|at|into)\b",
         ),
         (
             "origin",
@@ -94,7 +98,7 @@ _SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         (
             "diet",
             _SUBJ
-            + r"(?:is|has been|became|went) (?:a |now |strictly |fully )?(?:vegetarian|vegan|pescatarian|"
+            + r"(?:is|has been|became|went) (?:a |now |strictly |fully |no longer |not )?(?:vegetarian|vegan|pescatarian|"
             r"keto|paleo|gluten-free|lactose intolerant|kosher|halal)\b",
         ),
         ("diet", _SUBJ + r"does not eat (?:meat|fish|dairy|gluten|pork|beef)\b"),
@@ -113,14 +117,29 @@ _FAVORITE_REVERSED = re.compile(
 _PREFER = re.compile(
     _SUBJ
     + r"(?:prefers|would rather|likes|loves) (?P<a>.+?)(?: (?:over|to|rather than|instead of|vs\.?|versus|"
-    r"more than|better than|than) (?P<b>.+?)| for (?P<topic>.+?))?$",
+    r"more than|better than|than) (?P<b>.+?)(?: for (?P<for>.+?))?| for (?P<topic>.+?))?$",
     re.I,
 )
 _PREFER_VERB = re.compile(
     r"\bprefers\b|\bwould rather\b|\b(?:likes|loves) .+ (?:better|more) than\b", re.I
 )
 _USES_FOR = re.compile(
-    _SUBJ + r"(?:uses|is using|relies on) (?P<a>.+?) (?:for|as) (?P<topic>.+?)$", re.I
+    _SUBJ
+    + r"(?:uses|is using|relies on|(?:has )?switched to|moved to|migrated to|is switching to) "
+    r"(?P<a>.+?) (?:for|as) (?P<topic>.+?)$",
+    re.I,
+)
+# A change of what is preferred or used: "switched from Go to Rust", "no longer uses Go".
+_SWITCH = re.compile(
+    _SUBJ + r"(?:(?:has )?switched|migrated|moved|changed|went|is switching|is moving) (?:over )?"
+    r"from (?P<b>.+?) to (?P<a>.+?)$",
+    re.I,
+)
+_GAVE_UP = re.compile(
+    r"\b(?:no longer|not \w+ anymore|stopped|quit|gave up|has given up)\s+"
+    r"(?:(?:uses?|using|likes?|liking|prefers?|drinks?|drinking|eats?|eating|plays?|playing|"
+    r"watch(?:es)?|watching|drives?|driving|is into)\s+)?(?P<b>[\w+#.-]+(?: [\w+#.-]+)?)",
+    re.I,
 )
 _VERSION = re.compile(
     r"(?<![\w.])(?P<tech>" + TECH_RE + r")(?: version)? v?(?P<ver>\d+(?:\.\d+){0,3})(?![\w.])"
@@ -160,11 +179,17 @@ _SLOT_GATES = Gates(
 assert len(_SLOT_GATES) == len(_SLOTS)
 _FAVORITE_GATE = gate("favorite|favourite")
 _PREFER_GATE = gate("prefers|would rather|likes|loves")
-_USES_FOR_GATE = gate("uses|is using|relies on")
+_USES_FOR_GATE = gate("uses|is using|relies on|switched|moved|migrated|switching")
+_SWITCH_GATE = gate("switched|migrated|moved|changed|went|switching|moving", also=gate("from"))
+_GAVE_UP_GATE = gate("no longer|anymore|stopped|quit|gave up|given up")
+# Words after an item that say when, not what ("prefers Rust over Go now").
+_TRAILING_TIME = wordset("now anymore nowadays these days instead again too lately currently today")
 
 
 def _head(phrase: str) -> str:
     words: list[str] = [w for w in re.findall(r"[\w+#.-]+", phrase.lower()) if w not in _HEAD_SKIP]
+    while len(words) > 1 and words[-1].strip(".") in _TRAILING_TIME:
+        words.pop()
     if not words:
         return ""
     if words[0] == "to" and len(words) > 1:
@@ -179,42 +204,135 @@ def _subject_key(match: re.Match[str], name: str, speaker_key: str) -> str:
     return f"{base}'s {rel.lower()}" if rel else base
 
 
+class SlotHit(NamedTuple):
+    """What a claim answers, and what it says the subject has given up: ``replaces`` are
+    items ("go") the subject no longer prefers or uses, whatever slot said they did."""
+
+    subject: str
+    slot: str | None
+    replaces: tuple[str, ...] = ()
+
+
 def detect_slot(text: str, name: str, speaker_key: str) -> tuple[str, str] | None:
     """(subject, slot) of a third-person claim, e.g. ("user", "employer"), or None.
 
     Slots name the question the claim answers, so "User works at Acme" and
     "User works at Initech" share ("user", "employer") and can contradict.
     """
-    return detect_slot_worded(text, name, speaker_key, words_of(text))
+    hit = detect_slot_worded(text, name, speaker_key, words_of(text))
+    return None if hit is None or hit.slot is None else (hit.subject, hit.slot)
 
 
 def detect_slot_worded(
     text: str, name: str, speaker_key: str, words: frozenset[str]
-) -> tuple[str, str] | None:
+) -> SlotHit | None:
     m = _FAVORITE_GATE.admits(words, text) and (
         _FAVORITE.match(text) or _FAVORITE_REVERSED.match(text)
     )
     if m:
         what = re.sub(r"[\s-]+", "_", m.group("what").strip().lower())
-        return _subject_key(m, name, speaker_key), f"favorite_{what}"
+        return SlotHit(_subject_key(m, name, speaker_key), f"favorite_{what}")
+    m = _SWITCH_GATE.admits(words, text) and _SWITCH.match(text)
+    # "moved from Lisbon to Porto" is a move; "moved from Go to Rust" is a switch
+    if m and (_TECH_NAME.search(m.group(0)) or "moved" not in m.group(0).lower()):
+        a, b = _head(m.group("a")), _head(m.group("b"))
+        if a and b and a != b:
+            switched = "preference:" + "|".join(sorted((a, b)))
+            return SlotHit(_subject_key(m, name, speaker_key), switched, (b,))
     for i in _SLOT_GATES.admitting(words, text):
         slot, pattern = _SLOTS[i]
         m = pattern.match(text)
         if m:
-            return _subject_key(m, name, speaker_key), slot
+            return SlotHit(_subject_key(m, name, speaker_key), slot)
     m = _PREFER_GATE.admits(words, text) and _PREFER.match(text)
     if m and _PREFER_VERB.search(text):
         if m.group("b"):
-            pair = sorted(h for h in (_head(m.group("a")), _head(m.group("b"))) if h)
-            return _subject_key(m, name, speaker_key), "preference:" + "|".join(pair)
+            a, b = _head(m.group("a")), _head(m.group("b"))
+            pair = sorted(h for h in (a, b) if h)
+            given_up = (b,) if a and b and a != b else ()
+            subject = _subject_key(m, name, speaker_key)
+            return SlotHit(subject, "preference:" + "|".join(pair), given_up)
         topic = _head(m.group("topic") or m.group("a"))
         if topic:
-            return _subject_key(m, name, speaker_key), f"preference:{topic}"
+            return SlotHit(_subject_key(m, name, speaker_key), f"preference:{topic}")
     m = _USES_FOR_GATE.admits(words, text) and _USES_FOR.match(text)
     if m and _head(m.group("topic")):
-        return _subject_key(m, name, speaker_key), f"tool:{_head(m.group('topic'))}"
+        return SlotHit(_subject_key(m, name, speaker_key), f"tool:{_head(m.group('topic'))}")
     v = HAS_DIGIT in words and _VERSION.search(text)
     if v:
         tech = v.group("tech") or v.group("tech2")
-        return speaker_key, f"version:{TECH.get(tech.lower(), tech).lower()}"
+        return SlotHit(speaker_key, f"version:{TECH.get(tech.lower(), tech).lower()}")
+    gave_up = _GAVE_UP_GATE.admits(words, text) and _GAVE_UP.search(text)
+    who = _SUBJECT_ONLY.match(text) if gave_up else None
+    if gave_up and who:
+        gone = _head(gave_up.group("b"))
+        if gone:
+            return SlotHit(_subject_key(who, name, speaker_key), None, (gone,))
     return None
+
+
+_MOVED = re.compile(
+    r"^(?P<subj>.+?) (?:has |had )?(?:just |recently |finally |now )?(?:moved|relocated)"
+    r"(?: back| away)? from (?P<from>.+?) (?:to|into) "
+    r"(?P<place>(?-i:[A-Z])[\w.'’-]*(?: (?-i:[A-Z])[\w.'’-]*)*)",
+    re.I,
+)
+_JOINED = re.compile(
+    r"^(?P<subj>.+?) (?:left|quit) .+? and (?:has |had )?(?:just |recently |now )?"
+    r"(?:joined|started (?:working )?at|got a (?:new )?job at|started a (?:new )?job at) "
+    r"(?P<org>(?-i:[A-Z])[\w&.'’-]*(?: (?-i:[A-Z])[\w&.'’-]*)*)"
+    r"(?P<role> as (?:an? )?[\w -]+?)?(?=$|[,.;]| (?:on|in|at|since|last|this)\b)",
+    re.I,
+)
+
+
+def restated(text: str, slot: str | None) -> str | None:
+    """The state an explicit change leads to, or None: "Maya moved from Lisbon to Porto in
+    February 2024" -> "Maya lives in Porto", "Maya left Acme and joined Initech" -> "Maya
+    works at Initech", so that "where do I live?" meets the answer in its words and the new
+    value stands alone in its slot (the old one is in the event, said as it was)."""
+    if slot == "location":
+        m = _MOVED.match(text)
+        if m:
+            verb = "live" if m.group("subj").endswith(" others") else "lives"
+            return f"{m.group('subj')} {verb} in {m.group('place')}"
+    elif slot == "employer":
+        m = _JOINED.match(text)
+        if m:
+            verb = "work" if m.group("subj").endswith(" others") else "works"
+            return f"{m.group('subj')} {verb} at {m.group('org')}{m.group('role') or ''}"
+    return None
+
+
+def prefers_item(text: str, item: str) -> bool:
+    """Whether a preference or tool memory says its subject prefers or uses ``item`` ("User
+    prefers Go", "User uses Go for scripts"), not that it was given up ("... Rust over Go",
+    "switched from Go")."""
+    if not item:
+        return False
+    for m in re.finditer(r"(?<![\w+#.-])" + re.escape(item) + r"(?![\w+#-])", text, re.I):
+        before = text[: m.start()].lower().split()[-3:]
+        if not _DISPREFERRED.intersection(before):
+            return True
+    return False
+
+
+_DISPREFERRED = frozenset(
+    [
+        "over",
+        "than",
+        "instead",
+        "rather",
+        "from",
+        "not",
+        "no",
+        "longer",
+        "stopped",
+        "quit",
+        "versus",
+        "vs",
+        "vs.",
+    ]
+)
+_TECH_NAME = re.compile(r"(?<![\w.])(?:" + TECH_RE + r")(?![\w])", re.I)
+_SUBJECT_ONLY = re.compile(_SUBJ, re.I)

@@ -1,0 +1,130 @@
+"""Knowledge updates in the rule extractor and the write plan: a move, a new job, a change
+of preference or tool name the slot they change (and what was given up), the write plan
+supersedes the old holder with the evidence, and a fold of the log agrees."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from core.embedding import HashingEmbedder
+from core.extract.slots import prefers_item
+from core.facts import Fact, TurnView
+from core.gate import GateConfig
+from core.memory_state import fold
+from core.namespace_memory import NamespaceMemory
+from core.rule_extractor import extract_rules
+from core.signals import scan
+from core.write_plan import BufferedTurn, Flush, plan_flush
+from schemas.envelope import Envelope
+
+T0 = datetime(2024, 3, 1, 9, tzinfo=UTC)
+
+
+def facts(text: str, at: datetime = T0) -> list[Fact]:
+    turn = TurnView(turn_id="t1", role="user", speaker="Maya", text=text, occurred_at=at)
+    return extract_rules([turn])
+
+
+@pytest.mark.parametrize(
+    ("said", "text", "slot", "replaces"),
+    [
+        ("Actually I moved from Lisbon to Porto.", "Maya lives in Porto", "location", ()),
+        ("I relocated to Porto last month.", "Maya relocated to Porto in February 2024", "location", ()),
+        ("I left Acme and joined Initech as a data engineer.",
+         "Maya works at Initech as a data engineer", "employer", ()),
+        ("I switched jobs, now I work at Initech.", "Maya works at Initech", "employer", ()),
+        ("I'm now working at Initech.", "Maya is now working at Initech", "employer", ()),
+        ("I prefer Rust over Go now.", "Maya prefers Rust over Go now", "preference:go|rust", ("go",)),
+        ("I switched from Go to Rust.", "Maya switched from Go to Rust", "preference:go|rust", ("go",)),
+        ("I no longer use Go.", "Maya no longer uses Go", None, ("go",)),
+        ("I switched to Neovim for Python.", "Maya switched to Neovim for Python", "tool:python", ()),
+        ("I'm no longer vegetarian.", "Maya is no longer vegetarian", "diet", ()),
+    ],
+)  # fmt: skip
+def test_a_change_names_its_slot(
+    said: str, text: str, slot: str | None, replaces: tuple[str, ...]
+) -> None:
+    found = {f.text: f for f in facts(said)}
+    assert text in found, list(found)
+    assert (found[text].slot, found[text].replaces) == (slot, replaces)
+
+
+def test_a_move_keeps_the_event_beside_the_state() -> None:
+    found = facts("I moved from Lisbon to Porto last month.")
+    assert [f.text for f in found] == [
+        "Maya lives in Porto",
+        "Maya moved from Lisbon to Porto in February 2024",
+    ]
+    state, event = found
+    assert state.slot == "location" and event.slot is None
+    assert state.valid_from == event.valid_from == datetime(2024, 2, 1, tzinfo=UTC)
+
+
+def test_a_plan_to_move_is_no_state_yet() -> None:
+    assert [f.text for f in facts("I will move to Porto next month.")] == [
+        "Maya will move to Porto in April 2024"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "item", "prefers"),
+    [
+        ("Maya prefers Go for backend work", "go", True),
+        ("Maya uses Go for scripts", "go", True),
+        ("Maya prefers Rust over Go now", "go", False),
+        ("Maya switched from Go to Rust", "go", False),
+        ("Maya prefers Rust over Go now", "rust", True),
+        ("Maya prefers Golang", "go", False),
+    ],
+)
+def test_prefers_item(text: str, item: str, prefers: bool) -> None:
+    assert prefers_item(text, item) is prefers
+
+
+def run(script: list[tuple[int, str]]) -> tuple[NamespaceMemory, list[Envelope[Any]]]:
+    memory = NamespaceMemory("ns", HashingEmbedder())
+    log: list[Envelope[Any]] = []
+    for i, (day, text) in enumerate(script):
+        at = T0 + timedelta(days=day, minutes=i)
+        turn = BufferedTurn(f"e{i}", f"t{i}", "user", "Maya", text, at, scan(text, role="user"))
+        found = tuple(facts(text, at))
+        flush = Flush("ns", f"s{day}", "high_signal", (turn,), found, None)
+        log.extend(plan_flush(memory, flush, GateConfig()))
+    return memory, log
+
+
+def test_changes_supersede_with_evidence_and_the_fold_agrees() -> None:
+    memory, log = run(
+        [
+            (0, "I live in Lisbon."),
+            (0, "I work at Acme as a data analyst."),
+            (0, "I prefer Go for backend work."),
+            (60, "Actually I moved from Lisbon to Porto."),
+            (60, "I left Acme and joined Initech as a data engineer."),
+            (60, "I prefer Rust over Go now."),
+        ]
+    )
+    texts = {e.payload.memory_id: e.payload.text for e in log if e.type == "MemoryCreated"}
+    ended = {
+        texts[e.payload.memory_id]: (texts[e.payload.superseded_by], e)
+        for e in log
+        if e.type == "MemorySuperseded"
+    }
+    assert {old: new for old, (new, _) in ended.items()} == {
+        "Maya lives in Lisbon": "Maya lives in Porto",
+        "Maya works at Acme as a data analyst": "Maya works at Initech as a data engineer",
+        "Maya prefers Go for backend work": "Maya prefers Rust over Go now",
+    }
+    _, given_up = ended["Maya prefers Go for backend work"]
+    assert given_up.payload.reason == "given_up"
+    assert given_up.payload.evidence["given_up"] == ["go"]
+    assert given_up.causation_id  # the flush that decided it
+    active = {s.text for s in memory.states.values() if s.active}
+    assert "Maya lives in Porto" in active and "Maya lives in Lisbon" not in active
+    rebuilt = fold(log)
+    assert {m: s.status for m, s in rebuilt.items()} == {
+        m: s.status for m, s in memory.states.items()
+    }
