@@ -14,8 +14,10 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
+# Two processes, a module each at a time (module fixtures share a worker): most of an
+# integration test is waiting on the broker and the worker, so two overlap well on 2 cores.
 test: $(STAMP)
-	$(BIN)/pytest -q -p no:cacheprovider tests
+	$(BIN)/pytest -q -p no:cacheprovider -n 2 --dist loadfile tests
 
 test-unit: $(STAMP)
 	$(BIN)/pytest -q -m "not integration" tests
