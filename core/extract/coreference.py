@@ -252,12 +252,15 @@ _ADJECTIVES = (
     "best|possible|impossible|necessary|essential|crucial|clear|obvious|fair|okay|ok|fine|"
     "natural|normal|encouraging|motivating|rewarding|satisfying|refreshing|a relief|wild|"
     "wonderful|lovely|awesome|challenging|manageable|doable|smart|wise|good to know|fascinating|"
-    "humbling|inspiring|validating|nerve-wracking|relaxing|hard to believe|a good idea|a great idea"
+    "humbling|inspiring|validating|nerve-wracking|relaxing|hard to believe|a good idea|a great idea|"
+    "clearer|simpler|nicer|faster|cheaper|worse|more important|more fun|easiest|hardest"
 )
 _EXTRAPOSED = re.compile(
-    r"^it(?P<v>'s|\s+is|\s+was|\s+would be|'d be|\s+will be|'ll be)\s+(?P<adv>(?:(?:really|so|way|much|pretty|quite|also|just|"
-    r"definitely|still|always|kind of|kinda|super|very|actually|honestly)\s+)*)"
-    r"(?P<adj>" + _ADJECTIVES + r")\s+(?P<rest>(?:to|that|knowing|seeing|how|when|if|having)\b.*)$",
+    r"^it(?P<v>'s been|'s|\s+is|\s+was|\s+has been|\s+would be|'d be|\s+will be|'ll be)\s+"
+    r"(?P<adv>(?:(?:really|so|way|much|pretty|quite|also|just|definitely|still|always|kind of|"
+    r"kinda|super|very|actually|honestly)\s+)*)"
+    r"(?P<adj>" + _ADJECTIVES + r")(?P<when>\s+(?:now|then|enough))?"
+    r"\s+(?P<rest>(?:to|that|knowing|seeing|how|when|if|having|\w+ing)\b.*)$",
     re.I,
 )
 _IT_VERB = re.compile(
@@ -368,6 +371,8 @@ def _may_resolve(body: str) -> bool:
         return True
     if len(first) > 4 and first.endswith("ed"):
         return True
+    if " it " in body or body.endswith(" it"):
+        return True  # an object "it" in a reply (_reply_object)
     return len(body.split()) <= 5 and _TRAILING.search(body) is not None
 
 
@@ -385,7 +390,35 @@ def _resolve(body: str, session: Session, where: Where, speaker: str, after_assi
     if out is None and body.split()[0].lower() in _SUBJECTLESS_S:
         return body  # whose news it is stays unknown
     body = out if out is not None else _opening(body, session, where, speaker, after_assistant)
-    return _trailing(body, session, where, speaker)
+    return _reply_object(_trailing(body, session, where, speaker), session, where, speaker)
+
+
+def _reply_object(body: str, session: Session, where: Where, speaker: str) -> str:
+    """ "I can give it to you tomorrow" answering "Can I borrow your ladder?": "it" is the
+    ladder. Only in the first sentence of a reply, and only a thing the question named."""
+    m = _OBJECT_IT.search(body)
+    here = session.said[where.index]
+    earlier = sum(1 for s in session.said[: where.index] if s.turn == here.turn)
+    if m is None or where.before.strip() or earlier > 1:  # "Sure thing! I can give it..."
+        return body
+    asked = [i for i, s in enumerate(session.said) if s.turn == here.turn - 1]
+    if not asked or session.said[asked[0]].speaker == speaker:
+        return body
+    if not session.said[asked[-1]].text.rstrip().endswith("?"):
+        return body
+    things = [
+        mention
+        for mention in session.mentions_of(asked[-1])
+        if mention.kind == "thing" and not mention.plural
+    ]
+    if not things:
+        return body
+    owner = session.said[asked[-1]].speaker
+    words = said_by(min(things, key=lambda t: t.start), owner, speaker, owner)
+    return body if words is None else body[: m.start()] + undated(words) + body[m.end() :]
+
+
+_OBJECT_IT = re.compile(r"(?<=\w )it\b(?!['’])")
 
 
 def _seems(body: str) -> str | None:
@@ -404,11 +437,12 @@ def _extraposed(body: str) -> str | None:
     if not m:
         return None
     verb = m.group("v").strip().lower()
-    if verb in ("was", "is", "'s"):
-        found = "found" if verb == "was" else "find"
-        return f"I {found} it {m.group('adv')}{m.group('adj')} {m.group('rest')}"
+    when = m.group("when") or ""
+    if verb in ("was", "is", "'s") or "been" in verb:
+        found = "find" if verb in ("is", "'s") else "found"
+        return f"I {found} it {m.group('adv')}{m.group('adj')}{when} {m.group('rest')}"
     be = "would be" if "d" in verb else "will be"
-    return f"I think it {be} {m.group('adv')}{m.group('adj')} {m.group('rest')}"
+    return f"I think it {be} {m.group('adv')}{m.group('adj')}{when} {m.group('rest')}"
 
 
 def _it_verb(body: str) -> str | None:

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from core.calendar_words import MONTH_NAMES, WEEKDAYS
 from core.extract.entities import TECH, find_entities
 from core.extract.filler import FILLER_WORDS
 from core.extract.gates import wordset
@@ -98,6 +99,7 @@ _NAME_VERBS = wordset("""got gets is was has had and said says went goes came co
 _ABSTRACT = wordset("""way ways thing things time times lot lots bit kind sort fact idea ideas
     point chance while moment one ones stuff question questions reason sense approach option
     options start plan""")
+_CALENDAR = frozenset(w.lower() for w in (*MONTH_NAMES, *WEEKDAYS))
 # Kin words used as names ("Dad", "Grandma"), their gender known.
 _KIN_NAMES = wordset("mom mum mommy mummy dad daddy grandma granny grandpa granddad")
 _NOT_NAME_WORDS = (
@@ -147,6 +149,7 @@ def _phrase(toks: list[_Token], i: int) -> tuple[int, int]:
         and end + 1 < len(toks)
         and toks[end].low in _LINKS
         and (toks[end + 1].low in _DETERMINERS or toks[end + 1].text[:1].isupper())
+        and toks[end + 1].low not in _CALENDAR  # "your ladder on Saturday": the ladder
     ):
         k = end + 1 + (toks[end + 1].low in _DETERMINERS)
         m = _words_until(toks, k, 3)

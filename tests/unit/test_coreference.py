@@ -83,12 +83,12 @@ def said(*lines: str) -> list[str]:
             ),
             "The Thursday Murder Club is light-hearted and fun",
         ),
-        (  # "you" is the person spoken to
+        (  # "you" is the person spoken to, "it" what was asked for
             (
                 "Lena: Can I borrow your ladder on Saturday?",
                 "Tomas: Sure thing! I can give it to you tomorrow.",
             ),
-            "Tomas can give it to Lena on 9 May 2024",
+            "Tomas can give Tomas's ladder to Lena on 9 May 2024",
         ),
         (  # a reply without a subject is the speaker's news
             ("Tomas: How's the new city?", "Lena: Moved into a two-bedroom in Ballard last week."),
@@ -105,6 +105,10 @@ def said(*lines: str) -> list[str]:
         (  # an empty "it" is the speaker's view
             ("user: It's way easier to calculate the probability of no shared birthdays.",),
             "User finds it way easier to calculate the probability of no shared birthdays",
+        ),
+        (
+            ("user: It's been tough keeping everyone motivated.",),
+            "User found it tough keeping everyone motivated",
         ),
         (
             ("user: It sounds like weekly checks will help me catch errors.",),
