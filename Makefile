@@ -40,7 +40,7 @@ soak: $(STAMP)
 # The faults of issue 12 combined (SIGKILLs, poison queries, recall load, bad dates, unknown
 # ids, a broker restart) at a larger size; prints turns lost, duplicate memories, projections
 # stalled and health wrong per phase. FAULTS_TURNS, FAULTS_KILLS, FAULTS_SEED choose the run,
-# FAULTS_RECOVER the memstream command run after the broker restart.
+# FAULTS_RECOVER the memstream command run after the broker restart (default: recover).
 faults: $(STAMP)
 	$(BIN)/python -m tests.reliability.faults
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import signal
 import sys
 import time
@@ -25,10 +26,43 @@ def _settings(args: argparse.Namespace) -> Settings:
 
 
 def cmd_broker(args: argparse.Namespace) -> int:
-    from infra.broker import EmbeddedBroker
+    """Run the embedded broker until Ctrl-C or SIGTERM (exit 0), or until the broker process
+    dies (exit 1, saying so); ``--stop`` stops the one recorded in the data directory."""
+    from infra.broker import (
+        BrokerError,
+        EmbeddedBroker,
+        is_broker,
+        recorded_broker,
+        stop_recorded,
+    )
 
     settings = _settings(args)
-    broker = EmbeddedBroker(port=args.port).start()
+    if args.stop:
+        stopped = stop_recorded(settings.data_path)
+        print(
+            f"stopped the embedded broker (pids {', '.join(map(str, stopped))})"
+            if stopped
+            else f"no embedded broker running for {settings.data_dir} (record cleared)"
+        )
+        return 0
+    recorded = recorded_broker(settings.data_path)
+    if recorded is not None:
+        pid = recorded.get("pid")
+        if isinstance(pid, int) and is_broker(pid):
+            print(
+                f"memstream broker: an embedded broker already runs at {recorded.get('bootstrap')} "
+                f"(pid {pid}); use it, or stop it with `memstream broker --stop`",
+                file=sys.stderr,
+            )
+            return 2
+        stop_recorded(settings.data_path)  # left by a broker that died: clean up its owner
+    log_path = settings.data_path / "broker.log"
+    settings.data_path.mkdir(parents=True, exist_ok=True)
+    try:
+        broker = EmbeddedBroker(port=args.port, log_path=log_path, die_with_parent=True).start()
+    except BrokerError as e:
+        print(f"memstream broker: {e} (log: {log_path})", file=sys.stderr)
+        return 1
     path = broker.record(settings.data_path)
     print(
         f"embedded broker listening on {broker.bootstrap} (memory storage; recorded in {path})",
@@ -49,12 +83,24 @@ def cmd_broker(args: argparse.Namespace) -> int:
 
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, _stop)
+    code: int | None = None
     try:
-        while not stop and broker.process is not None and broker.process.poll() is None:
+        while not stop and broker.process is not None:
+            code = broker.process.poll()
+            if code is not None:
+                break
             time.sleep(0.2)
     finally:
         broker.stop()
         path.unlink(missing_ok=True)
+    if code is not None:
+        print(
+            f"memstream broker: the broker process exited with status {code}: every topic it "
+            f"held is gone (memory storage; log: {log_path}). Start it again, then "
+            "`memstream recover` (README: Recovery)",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 
@@ -93,11 +139,14 @@ def cmd_schemas(args: argparse.Namespace) -> int:
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
-    from consumers.ingest import ingest_file
-    from consumers.producer import AsyncProducer
+    from consumers.ingest import BrokerUnavailable, ingest_file
+    from consumers.producer import AsyncProducer, PublishError
     from consumers.progress import Progress
 
     settings = _settings(args)
+    # the client logs every failed connection and request: a broker gone mid-file is said
+    # once, by us (consumers/ingest.py)
+    logging.getLogger("aiokafka").setLevel(logging.CRITICAL)
     path = Path(args.file)
     if not path.exists():
         print(f"memstream ingest: no such file: {path}", file=sys.stderr)
@@ -121,13 +170,27 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         )
 
     async def run() -> Any:
-        async with AsyncProducer(settings, producer_name="memstream-ingest") as producer:
+        timeout_ms = int(args.broker_timeout * 1000)
+        async with AsyncProducer(
+            settings,
+            producer_name="memstream-ingest",
+            request_timeout_ms=timeout_ms,
+            delivery_timeout_ms=max(timeout_ms, 30_000),
+        ) as producer:
             return await ingest_file(
                 path, producer, window=args.window, on_progress=on_progress, on_reject=on_reject
             )
 
     try:
         report = asyncio.run(run())
+    except BrokerUnavailable as e:  # one message, not one per line
+        progress.close()
+        print(f"memstream ingest: {e}", file=sys.stderr)
+        return 4
+    except PublishError as e:  # the broker cannot be reached at all
+        progress.close()
+        print(f"memstream ingest: {e}", file=sys.stderr)
+        return 4
     finally:
         if rejects_out:
             rejects_out.close()
@@ -137,6 +200,14 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         f"ingested {report.published} turns from {path} in {report.seconds:.2f}s ({rate:,.0f}/s); "
         f"{report.rejected} line(s) rejected"
     )
+    if report.unacknowledged:
+        print(
+            f"memstream ingest: the broker did not acknowledge {report.unacknowledged} turn(s), "
+            f"the first at line {report.first_unacknowledged}: ingest the file again (turns "
+            "stored already are recognised by their ids)",
+            file=sys.stderr,
+        )
+        return 4
     if args.wait and report.published and not _wait_for_extraction(args, settings, report):
         return 3
     return 0 if report.rejected == 0 else 1
@@ -353,6 +424,54 @@ def cmd_replay(args: argparse.Namespace) -> int:
         if until is None and not args.no_switch:
             layout.switch(kind, version)
             print(f"{kind}: CURRENT -> {version}")
+    return 0
+
+
+def cmd_recover(args: argparse.Namespace) -> int:
+    """After the broker lost the log: restore it from the archive, rebuild the read models,
+    record the log's identity (projections/recover.py; README: Recovery)."""
+    from projections.recover import recover
+    from streams.status import running_worker
+
+    settings = _settings(args)
+    logging.getLogger("aiokafka").setLevel(logging.WARNING)
+    if running_worker(settings.data_dir):
+        print(
+            "memstream recover: a worker is running on this data directory; stop it first",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        report = asyncio.run(recover(settings, say=lambda line: print(line, flush=True)))
+    except ConnectionError as e:
+        print(f"memstream recover: {e}", file=sys.stderr)
+        return 1
+    if not report.diagnosis.lost:
+        print(
+            f"the log at {settings.bootstrap()} is the one {settings.data_dir} was built from "
+            "(no read position past its end): nothing to recover"
+        )
+        return 0
+    restored = sum(report.restored.values())
+    for topic, n in sorted(report.restored.items()):
+        print(f"{topic}: {n:,} records restored from the archive")
+    if report.already:
+        print(f"{sum(report.already.values()):,} archived records were on the log already")
+    print(
+        f"offsets: {'as before' if report.offsets_kept else 'moved (the log had records)'}; "
+        f"archive: {report.archive}"
+    )
+    print(
+        f"recovered in {report.seconds:.1f}s: log epoch {report.diagnosis.epoch} recorded; "
+        "start the worker (the agents re-read the restored inputs and skip what was extracted)"
+    )
+    if not restored:
+        print(
+            "memstream recover: the archive held nothing to restore: what the lost log held "
+            "is gone; the read models now follow the log as it is",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 
@@ -950,6 +1069,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--port", type=int, default=0)
     p.add_argument("--create-topics", action="store_true", help="also create memstream's topics")
+    p.add_argument(
+        "--stop", action="store_true", help="stop the broker recorded in the data directory"
+    )
     p.set_defaults(fn=cmd_broker)
 
     p = sub.add_parser("topics", help="create (idempotent) or list the topics")
@@ -971,6 +1093,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--wait-timeout", type=float, default=600.0, help="seconds (default 600)")
     p.add_argument("file")
     p.add_argument("--window", type=int, default=5000, help="publishes in flight at most")
+    p.add_argument(
+        "--broker-timeout",
+        type=float,
+        default=15.0,
+        help="seconds the broker may take to acknowledge (default 15); 20 turns in a row "
+        "without an acknowledgement stop the ingest with one message (exit 4)",
+    )
     p.add_argument("--progress", choices=["auto", "on", "off"], default="auto")
     p.add_argument("--rejects", help="also write rejected line numbers and reasons to this file")
     p.set_defaults(fn=cmd_ingest)
@@ -1132,6 +1261,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--namespace", action="append")
     p.add_argument("--json", action="store_true")
     p.set_defaults(fn=cmd_evolve)
+
+    p = sub.add_parser(
+        "recover",
+        help="after the broker lost the log: restore it from the archive and rebuild the "
+        "read models (worker stopped; README: Recovery)",
+    )
+    p.set_defaults(fn=cmd_recover)
 
     p = sub.add_parser("verify", help="rebuild side by side and diff against the live projections")
     p.set_defaults(fn=cmd_verify)

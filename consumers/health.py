@@ -17,8 +17,18 @@ from typing import Any
 
 from mode import Service
 
-from core.health import Check, Since, behind, positions_of, reader_check, status, track
+from core.health import (
+    Check,
+    Since,
+    behind,
+    identity_check,
+    positions_of,
+    reader_check,
+    status,
+    track,
+)
 from infra.kafka_auth import client_options
+from infra.log_identity import meta_topic, recorded_epoch
 from infra.log_probe import LogObservation, LogProbe
 from infra.settings import Settings
 from infra.topics import topic_names
@@ -55,6 +65,7 @@ class HealthMonitor(Service):
             list(self.names.values()),
             group=app_id(settings) if agents else None,
             group_topics=[self.names[role] for role in AGENT_INPUTS] if agents else [],
+            identity_topic=meta_topic(settings.topic_prefix),
             auth=client_options(settings),
         )
         self.agents = agents
@@ -124,6 +135,8 @@ class HealthMonitor(Service):
         stale = obs is None or now - obs.at > 3 * self.settings.health_probe_seconds + PROBE_TIMEOUT
         out = [self._broker_check(obs, stale)]
         usable = obs is not None and obs.reachable and not stale
+        if usable and obs is not None:
+            out.append(self._log_check(obs))
         stall = self.settings.health_stall_seconds
         proj = self.projections
         for kind in proj.runners if proj is not None else ():
@@ -173,6 +186,10 @@ class HealthMonitor(Service):
                 f"topics missing at {where}: {', '.join(obs.missing)} (memstream topics create)",
             )
         return Check("broker", True, f"reachable at {where} ({obs.millis:.0f} ms)")
+
+    def _log_check(self, obs: LogObservation) -> Check:
+        recorded = recorded_epoch(self.settings.data_dir, self.settings.topic_prefix)
+        return identity_check(recorded, obs.epoch, self.probe.bootstrap)
 
     def _log_changes(self, checks: list[Check]) -> None:
         bad = {c.name for c in checks if not c.ok}
@@ -232,6 +249,7 @@ async def offline_checks(settings: Settings) -> list[Check]:
     out.append(monitor._broker_check(obs, stale=False))
     if not obs.reachable:
         return out
+    out.append(monitor._log_check(obs))
     for kind, pos in positions.items():
         ends = {tp: obs.ends[tp] for tp in monitor._tps(obs, monitor._topics(kind))}
         out.append(reader_check(f"projection {kind}", pos, ends, None, obs.at, 0.0))

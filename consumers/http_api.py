@@ -15,6 +15,7 @@ import orjson
 from aiohttp import web
 from mode import Service
 
+from consumers.producer import PublishError
 from infra.settings import Settings
 from projections.user_sql import UserSQLError
 
@@ -48,6 +49,11 @@ async def errors_as_json(request: web.Request, handler: Handler) -> web.StreamRe
         return await handler(request)
     except web.HTTPException as e:
         return error(e.status, e.reason.lower().replace(" ", "_"), e.text or e.reason)
+    except PublishError as e:  # the broker did not take the events: nothing was recorded
+        log.warning("HTTP %s %s: %s", request.method, request.path, e)
+        response = error(503, "broker_unavailable", str(e))
+        response.headers["Retry-After"] = "5"
+        return response
     except Exception as e:  # never an HTML traceback to the caller
         log.exception("HTTP %s %s failed", request.method, request.path)
         return error(500, "internal_error", f"{type(e).__name__}: {e}")

@@ -158,6 +158,10 @@ class AsyncProducer:
         self._delivery_timeout = delivery_timeout_ms / 1000
         self._producer: AIOKafkaProducer | None = None
 
+    @property
+    def bootstrap(self) -> str:
+        return self._bootstrap
+
     async def start(self) -> AsyncProducer:
         if self._producer is not None:
             return self

@@ -118,3 +118,22 @@ def reader_check(
 
 def status(checks: Iterable[Check]) -> str:
     return "ok" if all(c.ok for c in checks) else "degraded"
+
+
+def identity_check(recorded: str | None, found: str | None, where: str) -> Check:
+    """Is the log the one the data directory was built from (``infra/log_identity.py``)?"""
+    if found is None:
+        return Check(
+            "log", False, f"no identity record on the log at {where} (memstream topics create)"
+        )
+    if recorded is None:
+        return Check("log", True, f"epoch {found[:12]} (first use of this data directory)")
+    if recorded != found:
+        return Check(
+            "log",
+            False,
+            f"not the log this data directory was built from (epoch {found[:12] or '?'}, "
+            f"recorded {recorded[:12]}): the broker lost its data or the topics were "
+            "recreated; stop the worker and run `memstream recover` (README: Recovery)",
+        )
+    return Check("log", True, f"epoch {found[:12]}, the one this data directory was built from")

@@ -19,6 +19,8 @@ from typing import Any
 
 from aiokafka import AIOKafkaConsumer, TopicPartition
 
+from infra.log_identity import epoch_of
+
 
 @dataclass
 class LogObservation:
@@ -29,6 +31,7 @@ class LogObservation:
     missing: list[str] = field(default_factory=list)  # wanted topics the broker lacks
     ends: dict[str, int] = field(default_factory=dict)  # "topic/partition" -> end offset
     committed: dict[str, int] = field(default_factory=dict)  # the group's, where it has one
+    epoch: str | None = None  # the log's identity (infra/log_identity.py); None: none found
 
 
 def key(tp: TopicPartition) -> str:
@@ -43,10 +46,13 @@ class LogProbe:
         *,
         group: str | None = None,
         group_topics: Sequence[str] = (),
+        identity_topic: str | None = None,
         auth: Mapping[str, Any] | None = None,
     ) -> None:
+        """``identity_topic``: its first record is read for the log's epoch each time."""
         self.bootstrap = bootstrap
-        self.topics = list(topics)
+        self.identity_topic = identity_topic
+        self.topics = list(topics) + ([identity_topic] if identity_topic else [])
         self.group = group
         self.group_topics = set(group_topics)
         self.auth = dict(auth or {})
@@ -110,27 +116,40 @@ class LogProbe:
             obs.committed = {
                 key(tp): meta.offset for tp, meta in offsets.items() if meta.offset >= 0
             }
-        obs.ends = await self._ends(reader, tps)
+        obs.ends, first = await self._ends(reader, tps)
+        if self.identity_topic is not None:
+            obs.epoch = epoch_of(first)
+            obs.ends.pop(f"{self.identity_topic}/0", None)
         obs.at = time.time()
         return obs
 
-    async def _ends(self, reader: AIOKafkaConsumer, tps: list[TopicPartition]) -> dict[str, int]:
+    async def _ends(
+        self, reader: AIOKafkaConsumer, tps: list[TopicPartition]
+    ) -> tuple[dict[str, int], bytes | None]:
+        """End offsets, and the first record of the identity topic."""
         if not tps:
-            return {}
+            return {}, None
         listed: dict[TopicPartition, int] = await reader.end_offsets(tps)
         if set(reader.assignment()) != set(tps):
             reader.assign(tps)
+        identity = TopicPartition(self.identity_topic or "", 0)
         for tp in tps:
-            reader.seek(tp, listed[tp])
+            reader.seek(tp, 0 if tp == identity else listed[tp])
+        first: bytes | None = None
+        wants_first = listed.get(identity, 0) > 0
         reader.resume(*tps)
         asked = int(time.time() * 1000)
         try:
             # one fetch round at the listed ends: its responses carry the high watermarks
-            while any((reader.last_poll_timestamp(tp) or 0) < asked for tp in tps):
-                await reader.getmany(timeout_ms=50, max_records=1)
+            while (wants_first and first is None) or any(
+                (reader.last_poll_timestamp(tp) or 0) < asked for tp in tps
+            ):
+                batch = await reader.getmany(timeout_ms=50, max_records=100)
+                if first is None and batch.get(identity):
+                    first = batch[identity][0].value
         finally:
             reader.pause(*tps)
-        return {key(tp): max(listed[tp], reader.highwater(tp) or 0) for tp in tps}
+        return {key(tp): max(listed[tp], reader.highwater(tp) or 0) for tp in tps}, first
 
     async def close(self) -> None:
         for consumer in (self._reader, self._group):

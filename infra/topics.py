@@ -14,6 +14,7 @@ from typing import Any
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.errors import TopicAlreadyExistsError
 
+from infra.log_identity import META_CONFIG, ensure_identity, meta_topic
 from schemas.topics import TOPICS, TopicSpec
 
 
@@ -38,17 +39,20 @@ def _partitions(spec: TopicSpec, default_partitions: int) -> int:
 async def ensure_topics(
     bootstrap: str, prefix: str, partitions: int, *, auth: Mapping[str, Any] | None = None
 ) -> list[TopicStatus]:
-    """``auth``: the client options of ``infra.kafka_auth.client_options``."""
+    """``auth``: the client options of ``infra.kafka_auth.client_options``. Also creates
+    ``<prefix>.meta`` with the log's identity record (``infra/log_identity.py``)."""
     admin = AIOKafkaAdminClient(
         bootstrap_servers=bootstrap, request_timeout_ms=15000, **(auth or {})
     )
     await admin.start()
     try:
         existing = set(await admin.list_topics())
-        wanted = [(spec, spec.name(prefix), _partitions(spec, partitions)) for spec in TOPICS]
+        wanted = [
+            (spec.config, spec.name(prefix), _partitions(spec, partitions)) for spec in TOPICS
+        ] + [(META_CONFIG, meta_topic(prefix), 1)]
         missing = [
-            NewTopic(name, n, 1, topic_configs=dict(spec.config))
-            for spec, name, n in wanted
+            NewTopic(name, n, 1, topic_configs=dict(config))
+            for config, name, n in wanted
             if name not in existing
         ]
         if missing:
@@ -64,6 +68,7 @@ async def ensure_topics(
             actual = described.get(name, 0)
             note = "" if actual == n else f"has {actual} partitions, registry says {n}"
             statuses.append(TopicStatus(name, actual, name in missing_names, note))
-        return statuses
     finally:
         await admin.close()
+    await ensure_identity(bootstrap, prefix, auth=auth)
+    return statuses

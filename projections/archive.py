@@ -10,6 +10,7 @@ be written again), so the archive never holds a record twice.
 from __future__ import annotations
 
 import os
+import time
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
@@ -51,10 +52,24 @@ def _header(value: bytes) -> tuple[str | None, str | None, str | None, datetime 
 class ParquetArchive(Projection):
     name = "archive"
 
-    def __init__(self, root: str | Path, *, flush_records: int = 20_000) -> None:
+    def __init__(
+        self,
+        root: str | Path,
+        *,
+        flush_records: int = 20_000,
+        flush_idle_seconds: float = 5.0,
+        flush_max_seconds: float = 60.0,
+    ) -> None:
+        """Buffered records are written out at ``flush_records``, when the log has been
+        quiet with records buffered for ``flush_idle_seconds``, and at the latest
+        ``flush_max_seconds`` after the first: the archive is the copy ``memstream
+        recover`` restores a lost log from, so it must not trail the log for long."""
         self.root = Path(root)
         self.root.mkdir(parents=True, exist_ok=True)
         self.flush_records = flush_records
+        self.flush_idle_seconds = flush_idle_seconds
+        self.flush_max_seconds = flush_max_seconds
+        self._buffered_at = 0.0  # time.monotonic() of the first buffered record
         self._buffer: list[LogRecord] = []
         self._positions = self._load_positions()
         self._remove_unrecorded()
@@ -80,10 +95,20 @@ class ParquetArchive(Projection):
         return dict(self._positions)
 
     def apply(self, records: Sequence[LogRecord]) -> ApplyStats:
+        if records and not self._buffer:
+            self._buffered_at = time.monotonic()
         self._buffer.extend(records)
-        if len(self._buffer) >= self.flush_records:
+        held = time.monotonic() - self._buffered_at
+        if len(self._buffer) >= self.flush_records or (
+            self._buffer and held >= self.flush_max_seconds
+        ):
             self.flush()
         return ApplyStats(records=len(records), applied=len(records))
+
+    def idle(self) -> bool:
+        if self._buffer and time.monotonic() - self._buffered_at >= self.flush_idle_seconds:
+            self.flush()
+        return bool(self._buffer)
 
     def skip(self, record: LogRecord, reason: str) -> None:
         self.apply([record])  # the archive keeps bytes as they are: nothing it cannot hold

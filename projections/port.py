@@ -57,6 +57,11 @@ class Projection(ABC):
         (with ``reason`` and its original bytes) and record the position after it, so the
         projection goes on instead of retrying it forever."""
 
+    def idle(self) -> bool:
+        """The log has nothing new for now: a chance to write out what is buffered. True
+        while something is still held back (the runner calls again at its next idle poll)."""
+        return False
+
     def close(self) -> None:  # noqa: B027 - optional hook
         pass
 

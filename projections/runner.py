@@ -231,6 +231,7 @@ class ProjectionRunner:
     async def run(self, stop: asyncio.Event, idle: float = 0.2) -> None:
         """Apply records as they arrive until ``stop`` is set."""
         consumer = await self._consumer()
+        holding = False  # the projection may buffer applied records (the archive)
         try:
             while not stop.is_set():
                 batch = await consumer.getmany(
@@ -238,9 +239,12 @@ class ProjectionRunner:
                 )
                 if batch:
                     await self._apply(batch)
+                    holding = True
                 else:
                     self.health.failing_since = None  # reading again, nothing left to apply
                     self.caught_up.set()
+                    if holding:
+                        holding = bool(await self.run_in_store(self.projection.idle))
         finally:
             await consumer.stop()
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -15,8 +16,10 @@ from typing import Any
 from faust.worker import Worker
 
 from consumers.http_api import ApiService
+from core.health import identity_check
 from infra.broker import free_port
 from infra.kafka_auth import client_options
+from infra.log_identity import ensure_identity, record_epoch, recorded_epoch
 from infra.settings import Settings
 from infra.topics import ensure_topics
 from projections.service import ProjectionService
@@ -28,6 +31,27 @@ def _say(line: str) -> None:
     # stdout, unbuffered: a user (or a supervisor) sees where the worker listens and when
     # it is ready without reading worker.json
     print(f"memstream worker: {line}", flush=True)
+
+
+def _check_log_identity(settings: Settings, loop: asyncio.AbstractEventLoop) -> None:
+    """Refuse to run on a log this data directory was not built from: its read positions
+    mean nothing there, and carrying on would apply nothing (or the wrong records) quietly."""
+    auth = client_options(settings)
+    found = loop.run_until_complete(
+        ensure_identity(settings.bootstrap(), settings.topic_prefix, auth=auth)
+    )
+    recorded = recorded_epoch(settings.data_dir, settings.topic_prefix)
+    if recorded is None and found:
+        record_epoch(settings.data_dir, settings.topic_prefix, found, settings.bootstrap())
+    elif recorded != found:
+        message = identity_check(recorded, found, settings.bootstrap()).detail
+        logging.getLogger("memstream.worker").error("log identity: %s", message)
+        print(
+            f"memstream worker: refusing to start on {settings.bootstrap()}: {message}",
+            file=sys.stderr,
+            flush=True,
+        )
+        raise SystemExit(3)
 
 
 def run_worker(
@@ -48,6 +72,7 @@ def run_worker(
             auth=client_options(settings),
         )
     )
+    _check_log_identity(settings, loop)
     app, _topics = create_app(settings, web_port=web_port, datadir=datadir)
     status_dir = Path(app.conf.datadir)
 

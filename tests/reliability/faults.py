@@ -640,10 +640,6 @@ async def run_faults(
         broker.stop()
 
 
-def strict() -> bool:
-    return os.environ.get("MEMSTREAM_FAULTS_STRICT") == "1"
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.reliability.faults")
     env = os.environ.get
@@ -656,7 +652,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-broker-restart", action="store_true")
     parser.add_argument(
         "--recover",
-        default=env("FAULTS_RECOVER", ""),
+        default=env("FAULTS_RECOVER", "recover"),
         help="a memstream command run after the broker restart",
     )
     args = parser.parse_args(argv)
