@@ -43,10 +43,23 @@ def _header(value: bytes) -> tuple[str | None, str | None, str | None, datetime 
     """Cheap look at the envelope for query columns; the raw bytes stay authoritative."""
     try:
         obj = orjson.loads(value)
-        when = datetime.fromisoformat(obj["occurred_at"]).astimezone(UTC)
-        return obj.get("event_id"), obj.get("type"), obj.get("namespace"), when
     except Exception:  # dead letters, malformed records: archived as bytes all the same
         return None, None, None, None
+    if not isinstance(obj, dict):
+        return None, None, None, None
+
+    def text(name: str) -> str | None:
+        # Bad input reaches the archive too ('"event_id": 7'): a query column holds text or
+        # nothing, never whatever a producer wrote, or the whole chunk fails to write.
+        v = obj.get(name)
+        return v if isinstance(v, str) else None
+
+    when: datetime | None = None
+    try:
+        when = datetime.fromisoformat(obj["occurred_at"]).astimezone(UTC)
+    except Exception:
+        when = None
+    return text("event_id"), text("type"), text("namespace"), when
 
 
 class ParquetArchive(Projection):

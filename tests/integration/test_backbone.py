@@ -277,7 +277,8 @@ async def test_topics_create_is_idempotent(settings: Settings) -> None:
     assert not any(s.created for s in again)
     assert [(s.name, s.partitions) for s in first] == [(s.name, s.partitions) for s in again]
     assert all(
-        s.partitions == (1 if s.name.endswith(".dlq") else settings.partitions) for s in again
+        s.partitions == (1 if s.name.endswith((".dlq", ".meta")) else settings.partitions)
+        for s in again
     )
 
 

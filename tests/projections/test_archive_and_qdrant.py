@@ -2,6 +2,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from core.embedding import HashingEmbedder
 from core.memory_state import fold, to_json
 from core.sparse import BM25Encoder
@@ -60,3 +65,33 @@ def test_qdrant_projection_is_the_fold_and_idempotent(tmp_path: Path) -> None:
         h.payload.text for h in hits
     )  # superseded: out of default recall
     proj.close()
+
+
+_json = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**63), 2**63 - 1)
+    | st.floats(allow_nan=False)
+    | st.text(),
+    lambda kids: st.lists(kids, max_size=3) | st.dictionaries(st.text(), kids, max_size=3),
+    max_leaves=8,
+)
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    fields=st.dictionaries(
+        st.sampled_from(["event_id", "type", "namespace", "occurred_at", "payload"]), _json
+    )
+)
+def test_archive_keeps_any_record_whatever_its_fields_hold(
+    tmp_path_factory: pytest.TempPathFactory, fields: dict[str, object]
+) -> None:
+    # Bad input is archived too: '"event_id": 7' or '"occurred_at": []' must not stop a chunk.
+    root = tmp_path_factory.mktemp("archive")
+    value = orjson.dumps(fields)
+    archive = ParquetArchive(root, flush_records=1)
+    archive.apply([LogRecord("t.turns", 0, 0, b"ns", value, 1_700_000_000_000)])
+    assert [r.value for r in read_archive(root)] == [value]
