@@ -13,7 +13,7 @@ import orjson
 from consumers.worker_api import auth_headers, checked, refusal
 from infra.settings import Settings
 from projections.layout import Layout
-from projections.user_sql import UserSQLError, lock_down
+from projections.user_sql import Statement, UserSQLError, lock_down, memory_limit_sql
 from projections.user_sql import run as run_user_sql
 from streams.status import running_worker
 
@@ -27,16 +27,24 @@ class Analytics(Protocol):
 
 
 class LocalAnalytics:
-    def __init__(self, path: Path) -> None:
+    def __init__(
+        self, path: Path, *, timeout: float | None = None, memory_limit: str | None = None
+    ) -> None:
+        """``timeout``: seconds a statement may run (None: unbounded)."""
         if not path.exists():
             raise FileNotFoundError(
                 f"no analytics projection at {path}: run a worker or `memstream replay`"
             )
         self.con = duckdb.connect(str(path), read_only=True)
+        if memory_limit:
+            self.con.execute(memory_limit_sql(memory_limit))
         lock_down(self.con)
+        self.timeout = timeout
 
     def sql(self, query: str, params: list[Any] | None = None, limit: int = 10_000) -> Result:
-        return run_user_sql(self.con, query, limit, params)
+        if self.timeout is None:
+            return run_user_sql(self.con, query, limit, params)
+        return Statement(self.con.cursor(), self.timeout).run(query, limit, params)
 
     def close(self) -> None:
         self.con.close()
@@ -65,7 +73,9 @@ class RemoteAnalytics:
         self.client.close()
 
 
-def open_analytics(settings: Settings) -> Analytics:
+def open_analytics(settings: Settings, *, timeout: float | None = None) -> Analytics:
+    """``timeout``: a bound on each statement read from the file here (a worker applies
+    its own, ``sql_timeout_seconds``)."""
     worker = running_worker(settings.data_dir)
     if worker is not None:
         try:  # the recorded worker may be shutting down: ask before relying on it
@@ -73,4 +83,8 @@ def open_analytics(settings: Settings) -> Analytics:
             return RemoteAnalytics(worker["api_url"], api_key=settings.api_key)
         except httpx.HTTPError:
             pass
-    return LocalAnalytics(Layout(settings.data_path).duckdb())
+    return LocalAnalytics(
+        Layout(settings.data_path).duckdb(),
+        timeout=timeout,
+        memory_limit=settings.duckdb_memory_limit,
+    )

@@ -355,7 +355,7 @@ def cmd_sql(args: argparse.Namespace) -> int:
 
     settings = _settings(args)
     try:
-        analytics = open_analytics(settings)
+        analytics = open_analytics(settings, timeout=settings.sql_timeout_seconds)
     except FileNotFoundError as e:
         print(f"memstream sql: {e}", file=sys.stderr)
         return 2
@@ -457,6 +457,8 @@ def cmd_recover(args: argparse.Namespace) -> int:
         print(f"{topic}: {n:,} records restored from the archive")
     if report.already:
         print(f"{sum(report.already.values()):,} archived records were on the log already")
+    for line in report.unreadable:  # a dead letter may now be there twice: said, not hidden
+        print(f"warning: {line}; its archived records were published again", file=sys.stderr)
     print(
         f"offsets: {'as before' if report.offsets_kept else 'moved (the log had records)'}; "
         f"archive: {report.archive}"

@@ -9,15 +9,17 @@ import asyncio
 import datetime as dt
 import logging
 from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import orjson
 from aiohttp import web
 from mode import Service
 
+from consumers.json_values import jsonable
 from consumers.producer import PublishError
 from infra.settings import Settings
-from projections.user_sql import UserSQLError
+from projections.user_sql import SQLCancelled, UserSQLError
 
 log = logging.getLogger("memstream.http")
 
@@ -35,7 +37,10 @@ def _default(value: Any) -> Any:
 
 
 def json_response(data: Any, status: int = 200) -> web.Response:
-    body = orjson.dumps(data, default=_default, option=orjson.OPT_NON_STR_KEYS)
+    try:
+        body = orjson.dumps(data, default=_default, option=orjson.OPT_NON_STR_KEYS)
+    except TypeError:  # an integer past 64 bits: orjson writes none (never a 500 for it)
+        body = orjson.dumps(jsonable(data), default=_default, option=orjson.OPT_NON_STR_KEYS)
     return web.Response(body=body, status=status, content_type="application/json")
 
 
@@ -110,6 +115,8 @@ class ApiService(Service):
         self.host, self.port = host, port
         self.web = web.Application(middlewares=[errors_as_json], client_max_size=4 * 1024 * 1024)
         self._runner: web.AppRunner | None = None
+        # admin SQL has threads of its own: a long statement never holds up another call
+        self._sql_threads = ThreadPoolExecutor(2, thread_name_prefix="user-sql")
         self.projections: Any = None  # set by the worker: projections.service.ProjectionService
         self.health_monitor: Any = None  # set by the worker: consumers.health.HealthMonitor
         self.publish_access: Any = None  # set by the worker: publishes MemoryAccessed
@@ -140,6 +147,7 @@ class ApiService(Service):
     async def on_stop(self) -> None:
         if self._runner is not None:
             await self._runner.cleanup()
+        self._sql_threads.shutdown(wait=False, cancel_futures=True)
         await self.memory.stop()
 
     def recall_service(self) -> Any:
@@ -187,6 +195,8 @@ class ApiService(Service):
         )
 
     async def sql(self, request: web.Request) -> web.Response:
+        """Admin SQL on a DuckDB connection of its own, on threads of its own: recall never
+        waits for it. Stopped after ``sql_timeout_seconds``, or when the client goes away."""
         if (denied := self._admin(request)) is not None:
             return denied
         body = await read_json(request)
@@ -196,16 +206,31 @@ class ApiService(Service):
         duck = self.projections.duckdb if self.projections else None
         if duck is None:
             return error(503, "no_duckdb", "this worker does not run the DuckDB projection")
+        limit, params = _int_field(body, "limit", 10_000), body.get("params") or None
+        statement = duck.statement(self.settings.sql_timeout_seconds)
+        loop = asyncio.get_running_loop()
+        running = loop.run_in_executor(self._sql_threads, statement.run, query, limit, params)
         try:
-            columns, rows = await asyncio.to_thread(
-                duck.user_query,
-                query,
-                _int_field(body, "limit", 10_000),
-                body.get("params") or None,
-            )
+            while not running.done():
+                await asyncio.wait({running}, timeout=0.2)
+                if not running.done() and (
+                    request.transport is None or request.transport.is_closing()
+                ):
+                    statement.cancel("the client went away")
+                    await asyncio.wait({running})
+        except asyncio.CancelledError:
+            statement.cancel("the request was cancelled")
+            raise
+        try:
+            columns, rows = running.result()
+        except SQLCancelled as e:
+            self.memory.metrics["sql_timeouts" if e.code == "sql_timeout" else "sql_cancelled"] += 1
+            log.warning("SQL stopped after %.1f s: %s", statement.seconds, e)
+            status = 408 if e.code == "sql_timeout" else 499
+            return error(status, e.code, str(e))
         except UserSQLError as e:
-            return error(400, "bad_sql", str(e))
-        return json_response({"columns": columns, "rows": rows})
+            return error(400, e.code, str(e))
+        return json_response({"columns": columns, "rows": jsonable(rows)})
 
     async def digest(self, request: web.Request) -> web.Response:
         """Live projection digests for ``memstream verify`` (waits until caught up)."""

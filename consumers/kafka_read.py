@@ -15,6 +15,7 @@ async def read_topic(
     timeout: float = 10.0,
     idle: float = 0.3,
     auth: Mapping[str, Any] | None = None,
+    stuck: list[str] | None = None,
 ) -> AsyncIterator[Any]:
     """Yield every record of ``topic`` up to its end, then stop.
 
@@ -23,6 +24,9 @@ async def read_topic(
     write as the batch's first offset + 1, so end offsets alone would stop too early.
     No consumer group: reading is side-effect free and never competes with workers.
     ``auth``: the client options of ``infra.kafka_auth.client_options``.
+    ``stuck``: when given, partitions that report records but return none for ``timeout``
+    are noted there and the read ends (the embedded broker, just restarted, can report a
+    record it never serves); otherwise that raises ``TimeoutError``.
     """
     consumer = AIOKafkaConsumer(
         bootstrap_servers=bootstrap, enable_auto_commit=False, group_id=None, **(auth or {})
@@ -45,9 +49,18 @@ async def read_topic(
             batch = await consumer.getmany(timeout_ms=int(wait * 1000))
             if not batch:
                 if behind:
-                    raise TimeoutError(
-                        f"no records from {topic} for {timeout:.0f}s while {len(behind)} partitions lag"
+                    message = (
+                        f"no records from {topic} for {timeout:.0f}s while "
+                        f"{len(behind)} partitions lag"
                     )
+                    if stuck is None:
+                        raise TimeoutError(message)
+                    for tp in sorted(behind):
+                        at = await consumer.position(tp)
+                        stuck.append(
+                            f"{tp.topic}[{tp.partition}] reports {ends[tp]} records, "
+                            f"served none from offset {at}"
+                        )
                 return
             for tp, records in batch.items():
                 for record in records:

@@ -48,7 +48,9 @@ Steps, with action ``kind`` and the event the shell writes for it:
    ``reinforce`` (``MemoryReinforced``, reason ``rehearsal``).
 3. ``plan_expiry``: ``valid_until`` passed -> ``supersede`` (``MemorySuperseded``);
    confidence < 0.40, never reinforced, 30+ days old -> ``archive``; a commitment
-   resolved 90+ days ago (``resolved_at``) -> ``archive`` (``MemoryArchived``).
+   resolved 90+ days ago (``resolved_at``) -> ``archive`` (``MemoryArchived``). An open
+   commitment's ``valid_until`` is its due date: overdue it stays pending, 90+ days past
+   due -> ``archive`` (``stale_commitment``).
 4. ``plan_forgetting`` (kind ``dormant``: ``TierChanged`` to peripheral), in order:
    ``contradiction``: same subject and slot and neither text's words contain the
    other's, or a ``contradicts`` link: the older side;
@@ -514,6 +516,13 @@ def plan_expiry(
     planned: list[Action] = []
     for m in sorted(memories, key=lambda m: m.memory_id):
         if not m.eligible:
+            continue
+        if m.category == "commitment" and m.resolved_at is None:
+            # a task's valid_until is its due date, not the end of its truth: overdue
+            # and never reported done, it stays pending; 90 days past due it is stale
+            if m.valid_until is not None and at - m.valid_until >= config.commitment_archive_after:
+                late = {"due": _iso(m.valid_until), "days_overdue": _r(_days(m.valid_until, at))}
+                planned.append(Action("expiry", "archive", m.memory_id, "stale_commitment", late))
             continue
         if m.valid_until is not None and m.valid_until <= at:
             ev: dict[str, Any] = {"valid_until": _iso(m.valid_until)}

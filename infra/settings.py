@@ -88,6 +88,10 @@ class Settings:
     # cached that long); a reader (projection, agent) with records waiting that has not moved
     # for health_stall_seconds is stalled (above the longest a session buffer may hold a turn,
     # buffer_max_turns x buffer_idle_seconds)
+    # admin SQL (/sql, memstream sql): a statement is stopped after this long; DuckDB's
+    # memory limit holds for its whole database (the projection and user SQL together)
+    sql_timeout_seconds: float = 5.0
+    duckdb_memory_limit: str = "1GB"
     health_probe_seconds: float = 2.0
     health_stall_seconds: float = 120.0
     api_host: str = "127.0.0.1"

@@ -25,7 +25,7 @@ from core.memory_state import MemoryState, apply
 from core.topics import TopicClusters
 from projections.duckdb_schema import TABLES, VIEWS
 from projections.port import ApplyStats, LogRecord, Projection
-from projections.user_sql import lock_down
+from projections.user_sql import Statement, lock_down, memory_limit_sql
 from projections.user_sql import run as run_user_sql
 from schemas.envelope import DEFAULT_LIMITS, Envelope, Limits, decode
 from schemas.errors import EventValidationError
@@ -174,13 +174,22 @@ class DuckDBProjection(Projection):
     name = "duckdb"
 
     def __init__(
-        self, path: str | Path, topics: dict[str, str], limits: Limits = DEFAULT_LIMITS
+        self,
+        path: str | Path,
+        topics: dict[str, str],
+        limits: Limits = DEFAULT_LIMITS,
+        *,
+        memory_limit: str | None = None,
     ) -> None:
-        """``topics``: role -> topic name (see ``infra.topics.topic_names``)."""
+        """``topics``: role -> topic name (see ``infra.topics.topic_names``).
+        ``memory_limit``: DuckDB's, for the whole database (user SQL included); set before
+        the configuration is locked."""
         self.path = str(path)
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self.con = duckdb.connect(self.path)
+        if memory_limit:
+            self.con.execute(memory_limit_sql(memory_limit))
         self.con.execute(
             "SET enable_external_access = false"
         )  # the store needs no files beyond its own
@@ -202,6 +211,10 @@ class DuckDBProjection(Projection):
         self.reader = self.con.cursor()
         lock_down(self.reader)
         self.read_lock = threading.Lock()
+        # makes the connections of user statements (a connection's methods are not for
+        # two threads at once: this one only ever makes cursors, under its lock)
+        self._cursors = self.con.cursor()
+        self._cursors_lock = threading.Lock()
 
     def user_query(
         self, sql: str, limit: int = 10_000, params: list[Any] | None = None
@@ -209,6 +222,12 @@ class DuckDBProjection(Projection):
         """Read-only user SQL (see ``projections.user_sql``); safe to call from any thread."""
         with self.read_lock:
             return run_user_sql(self.reader, sql, limit, params)
+
+    def statement(self, timeout: float | None) -> Statement:
+        """A user statement on a connection of its own: it waits on no other reader (recall's
+        queries go on meanwhile) and can be interrupted (``projections.user_sql``)."""
+        with self._cursors_lock:
+            return Statement(self._cursors.cursor(), timeout)
 
     # --- port ----------------------------------------------------------------------
 
@@ -308,6 +327,7 @@ class DuckDBProjection(Projection):
 
     def close(self) -> None:
         self.reader.close()
+        self._cursors.close()
         self.con.close()
 
     # --- reads -----------------------------------------------------------------------

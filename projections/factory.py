@@ -64,7 +64,10 @@ def build(kind: str, settings: Settings, version: str | None = None) -> Projecti
     layout = Layout(settings.data_path)
     if kind == "duckdb":
         return DuckDBProjection(
-            layout.duckdb(version), topic_names(settings.topic_prefix), settings.limits
+            layout.duckdb(version),
+            topic_names(settings.topic_prefix),
+            settings.limits,
+            memory_limit=settings.duckdb_memory_limit,
         )
     if kind == "qdrant":
         root = layout.qdrant(version) if version else None

@@ -71,6 +71,8 @@ class RecoverReport:
     rebuilt: dict[str, str] = field(default_factory=dict)  # kind -> version now CURRENT
     archive: str = ""
     seconds: float = 0.0
+    # partitions the broker said hold records it then did not serve: read as far as it did
+    unreadable: list[str] = field(default_factory=list)
 
 
 def identity(value: bytes) -> str:
@@ -138,7 +140,7 @@ async def restore_log(
     bootstrap, auth = settings.bootstrap(), client_options(settings)
     on_log: dict[tuple[str, int], set[str]] = defaultdict(set)
     for topic in topics:
-        async for record in read_topic(bootstrap, topic, auth=auth):
+        async for record in read_topic(bootstrap, topic, auth=auth, stuck=report.unreadable):
             on_log[(topic, record.partition)].add(identity(record.value))
     producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all", linger_ms=5, **auth)
     await producer.start()

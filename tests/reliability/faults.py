@@ -583,11 +583,14 @@ async def run_faults(
             tail = await LogTail(s.bootstrap(), memory_topic).start()
             records = []
             try:
-                await asyncio.to_thread(worker.start, 90.0)
+                await asyncio.to_thread(worker.start, 120.0)
             except AssertionError as e:  # it may refuse to run on a log it does not recognise
                 restart.other.append(
-                    f"the worker did not start after the broker restart: {str(e)[-600:]}"
+                    f"the worker did not start after the broker restart "
+                    f"({'; '.join(restart.notes)}): {str(e)[-3000:]}"
                 )
+                log(restart.describe())
+                return report  # nothing more to measure without a worker; the report says why
             report.seconds["worker restarted"] = time.monotonic() - t0
             new = workload(run.turns + run.after_restart_turns, s)[run.turns :]
             resent = envs[-run.resent_turns :] if run.resent_turns else []

@@ -135,11 +135,14 @@ def test_expiry_rules() -> None:
         mem("kept", "call mom", "commitment", resolved_at=ago(91)),
         mem("recent", "call dad", "commitment", resolved_at=ago(10)),
         mem("pinned", valid_until=ago(1), pinned=True),
+        mem("overdue", "call the plumber", "commitment", valid_until=ago(24)),
+        mem("stale", "fix the fence", "commitment", valid_until=ago(91)),
     ]
     assert rules(plan_expiry(memories, AT, CFG).actions) == [
         ("doubtful", "archive", "unconfirmed"),
         ("ended", "supersede", "valid_until_passed"),
         ("kept", "archive", "resolved_commitment"),
+        ("stale", "archive", "stale_commitment"),
     ]
 
 
