@@ -459,6 +459,15 @@ def cmd_recover(args: argparse.Namespace) -> int:
         print(f"{sum(report.already.values()):,} archived records were on the log already")
     for line in report.unreadable:  # a dead letter may now be there twice: said, not hidden
         print(f"warning: {line}; its archived records were published again", file=sys.stderr)
+    for line in report.failed[:20]:
+        print(f"memstream recover: not restored: {line}", file=sys.stderr)
+    if report.failed:
+        print(
+            f"memstream recover: the broker refused {len(report.failed):,} archived records "
+            "after retries; the archive keeps them: run memstream recover again",
+            file=sys.stderr,
+        )
+        return 1
     print(
         f"offsets: {'as before' if report.offsets_kept else 'moved (the log had records)'}; "
         f"archive: {report.archive}"

@@ -49,6 +49,7 @@ from infra.settings import Settings
 from infra.topics import ensure_topics, topic_names
 from projections.archive import read_archive
 from projections.layout import Layout
+from projections.port import LogRecord
 from schemas.topics import TOPICS
 
 #: the topics a lost log is restored for: the ones kept forever
@@ -73,6 +74,8 @@ class RecoverReport:
     seconds: float = 0.0
     # partitions the broker said hold records it then did not serve: read as far as it did
     unreadable: list[str] = field(default_factory=list)
+    # records the broker refused after every retry: "topic[partition]@offset: error"
+    failed: list[str] = field(default_factory=list)
 
 
 def identity(value: bytes) -> str:
@@ -144,32 +147,62 @@ async def restore_log(
             on_log[(topic, record.partition)].add(identity(record.value))
     producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all", linger_ms=5, **auth)
     await producer.start()
-    sent: list[tuple[int, asyncio.Future[Any]]] = []  # archived offset, delivery
+    sent: list[tuple[LogRecord, asyncio.Future[Any]]] = []
+    results: list[tuple[int, Any]] = []  # archived offset, where the broker put it
     try:
         for record in read_archive(Layout(settings.data_path).archive, topics):
             if identity(record.value) in on_log[(record.topic, record.partition)]:
                 report.already[record.topic] = report.already.get(record.topic, 0) + 1
                 continue
-            delivery = await producer.send(
-                record.topic,
-                record.value,
-                key=record.key,
-                partition=record.partition,
-                timestamp_ms=record.timestamp_ms or None,
-                headers=headers_for(record.value),
-            )
-            sent.append((record.offset, delivery))
+            sent.append((record, await _send(producer, record)))
             report.restored[record.topic] = report.restored.get(record.topic, 0) + 1
             if len(sent) % 10_000 == 0:
                 say(f"restored {len(sent):,} records")
-        results = [(offset, await delivery) for offset, delivery in sent]
+        outcomes = await asyncio.gather(*(d for _, d in sent), return_exceptions=True)
+        retry: list[LogRecord] = []
+        for (record, _), outcome in zip(sent, outcomes, strict=True):
+            if isinstance(outcome, BaseException):
+                retry.append(record)
+            else:
+                results.append((record.offset, outcome))
+        # a just-restarted broker may refuse a write for a moment (seen as UnknownError under
+        # load): each refused record again, in order, a few times, before it counts as failed
+        for record in retry:
+            results.append((-1, None))  # its offset can no longer be the archived one
+            error: BaseException | None = None
+            for pause in (0.5, 1.0, 2.0, 4.0):
+                try:
+                    await (await _send(producer, record))
+                    error = None
+                    break
+                except Exception as e:
+                    error = e
+                    await asyncio.sleep(pause)
+            if error is not None:
+                report.restored[record.topic] -= 1
+                report.failed.append(
+                    f"{record.topic}[{record.partition}]@{record.offset}: "
+                    f"{type(error).__name__} {error}"
+                )
     finally:
         await producer.stop()
     # one request in flight per broker keeps each partition's order: into an empty topic
     # every record gets its archived offset back
     report.offsets_kept = not any(on_log.values()) and all(
-        meta.offset == offset for offset, meta in results
+        meta is not None and meta.offset == offset for offset, meta in results
     )
+
+
+async def _send(producer: AIOKafkaProducer, record: LogRecord) -> asyncio.Future[Any]:
+    delivery: asyncio.Future[Any] = await producer.send(
+        record.topic,
+        record.value,
+        key=record.key,
+        partition=record.partition,
+        timestamp_ms=record.timestamp_ms or None,
+        headers=headers_for(record.value),
+    )
+    return delivery
 
 
 def _set_aside(settings: Settings, paths: list[Path]) -> Path:
@@ -234,6 +267,9 @@ async def recover(settings: Settings, say: Callable[[str], None] = print) -> Rec
     for reason in diagnosis.reasons:
         say(f"the log was lost: {reason}")
     await restore_log(settings, report, say)
+    if report.failed:  # nothing recorded: a second run restores only what is still missing
+        report.seconds = time.monotonic() - started
+        return report
     settle_archive(settings, report)
     await rebuild_read_models(settings, report, say)
     if diagnosis.epoch:
