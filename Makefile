@@ -17,7 +17,7 @@ setup: $(STAMP)
 # Two processes, a module each at a time (module fixtures share a worker): most of an
 # integration test is waiting on the broker and the worker, so two overlap well on 2 cores.
 test: $(STAMP)
-	$(BIN)/pytest -q -p no:cacheprovider -n 2 --dist loadfile tests
+	$(BIN)/pytest -q -p no:cacheprovider -n 2 --dist loadfile --no-loadscope-reorder tests
 
 test-unit: $(STAMP)
 	$(BIN)/pytest -q -m "not integration" tests

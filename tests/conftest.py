@@ -14,10 +14,34 @@ from infra.topics import ensure_topics
 from tests.harness import WorkerProcess
 
 
+# The longest files first (measured with --durations): `make test` hands whole files to two
+# processes in collection order (--dist loadfile --no-loadscope-reorder), so a long file
+# started last would run alone at the end.
+SLOW_FIRST = (
+    "integration/test_faults.py",
+    "integration/test_crash_restart.py",
+    "integration/test_broker_restart.py",
+    "integration/test_projections_live.py",
+    "integration/test_read_load.py",
+    "integration/test_broker_outage.py",
+    "integration/test_write_path.py",
+    "integration/test_rebalance.py",
+)
+
+
+def _rank(item: pytest.Item) -> int:
+    path = str(item.fspath)
+    for i, name in enumerate(SLOW_FIRST):
+        if path.endswith(name):
+            return i
+    return len(SLOW_FIRST)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "/integration/" in str(item.fspath) or "/e2e/" in str(item.fspath):
             item.add_marker(pytest.mark.integration)
+    items.sort(key=_rank)  # stable: the order inside a file is kept
 
 
 @pytest.fixture(scope="session")
