@@ -13,7 +13,6 @@ from infra.settings import Settings
 from infra.topics import ensure_topics
 from tests.harness import WorkerProcess
 
-
 # The longest files first (measured with --durations): `make test` hands whole files to two
 # processes in collection order (--dist loadfile --no-loadscope-reorder), so a long file
 # started last would run alone at the end.
