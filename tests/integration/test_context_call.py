@@ -30,6 +30,17 @@ CHATTER = [
 ]
 
 
+# one memory of each of the first session's turns and the last one: all projected
+WANTED = (
+    "Rosa Delgado",
+    "Valencia",
+    "before pushing",
+    "grant proposal to Marcus by",
+    "plumber",
+    "sent the grant proposal",
+)
+
+
 def _turns(texts: list[str]) -> list[dict[str, Any]]:
     return [{"role": "user", "content": t, "speaker": "Rosa"} for t in texts]
 
@@ -65,12 +76,18 @@ def rosa(settings: Settings, worker: WorkerProcess) -> str:
             run_id="s31",
             occurred_at=T0 + timedelta(days=31),
         )
-        deadline = time.monotonic() + 60
+        # a loaded machine (the other test process runs the fault tests) may take long;
+        # a wait that ran out fails here, never as a wrong block further down
+        deadline, texts = time.monotonic() + 180, []
         while time.monotonic() < deadline:
             texts = [r["memory"] for r in mem.get_all(user_id=ns)["results"]]
-            recalled = mem.recall("grant proposal sent", namespace=ns, k=3)["results"]
-            if any("sent the grant proposal" in t for t in texts) and recalled:
-                break  # in the analytics projection and in the retrieval one
+            if all(any(w in t for t in texts) for w in WANTED):
+                break
+            time.sleep(0.5)
+        else:
+            pytest.fail(f"not all of {WANTED} projected within 180 s: {texts}")
+        while not mem.recall("grant proposal sent", namespace=ns, k=3)["results"]:
+            assert time.monotonic() < deadline + 60, "the retrieval projection never caught up"
             time.sleep(0.5)
     return ns
 
