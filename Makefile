@@ -26,7 +26,7 @@ test-integration: $(STAMP)
 	$(BIN)/pytest -q -m integration tests
 
 demo: $(STAMP)
-	$(BIN)/python -m consumers.demo
+	$(BIN)/python -m memstream.consumers.demo
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -11,8 +11,8 @@ from datetime import UTC, datetime, timedelta
 
 from bench.bench_rebuild import WORDS
 from bench.figures import Figure
-from core.embedding import HashingEmbedder
-from core.lifecycle import LifecycleConfig, MemoryView, plan_cycle, plan_decay
+from memstream.core.embedding import HashingEmbedder
+from memstream.core.lifecycle import LifecycleConfig, MemoryView, plan_cycle, plan_decay
 
 N = int(os.environ.get("BENCH_CYCLE_N", "100000"))
 PER_NAMESPACE = 1000

@@ -20,9 +20,9 @@ from bench.bench_rebuild import T0, records
 from bench.broker import fresh_broker
 from bench.figures import Figure
 from bench.live_pipeline import collect, publish_raw, raw_baseline, recorded_at, worker_process
-from schemas.envelope import Envelope, encode, make_event
-from schemas.events import Feedback
-from schemas.ids import derived_id
+from memstream.schemas.envelope import Envelope, encode, make_event
+from memstream.schemas.events import Feedback
+from memstream.schemas.ids import derived_id
 
 N = int(os.environ.get("BENCH_FEEDBACK_N", "20000"))
 N_MEM = int(os.environ.get("BENCH_FEEDBACK_MEMORIES", "2000"))

@@ -11,8 +11,8 @@ from datetime import timedelta
 from bench.eval_data import load_conversations
 from bench.figures import Figure
 from bench.offline_pipeline import run_offline
-from core.buffer_policy import BufferConfig
-from streams.llm_extractor import LLMExtractor, LLMSettings
+from memstream.core.buffer_policy import BufferConfig
+from memstream.streams.llm_extractor import LLMExtractor, LLMSettings
 from tests.fakes.responses_server import serve_in_thread
 
 

@@ -15,8 +15,8 @@ from aiokafka import AIOKafkaProducer
 
 from bench.broker import fresh_broker
 from bench.figures import Figure
-from consumers.producer import AsyncProducer, turn_event
-from schemas.envelope import encode
+from memstream.consumers.producer import AsyncProducer, turn_event
+from memstream.schemas.envelope import encode
 
 N = int(os.environ.get("BENCH_PUBLISH_N", "30000"))
 T0 = datetime(2024, 1, 1, tzinfo=UTC)

@@ -22,22 +22,22 @@ import pyarrow as pa
 
 from bench.figures import Figure
 from bench.growth import growth_figure
-from core.embedding import HashingEmbedder
-from core.hashing import content_hash
-from core.sparse import BM25Encoder
-from infra.topics import topic_names
-from projections.duckdb_projection import DuckDBProjection
-from projections.port import LogRecord
-from projections.qdrant_projection import QdrantProjection
-from projections.retrieval import (
+from memstream.core.embedding import HashingEmbedder
+from memstream.core.hashing import content_hash
+from memstream.core.sparse import BM25Encoder
+from memstream.infra.topics import topic_names
+from memstream.projections.duckdb_projection import DuckDBProjection
+from memstream.projections.port import LogRecord
+from memstream.projections.qdrant_projection import QdrantProjection
+from memstream.projections.retrieval import (
     CollectionSpec,
     EdgeRetrievalStore,
     LogPosition,
     MemoryPayload,
     MemoryPoint,
 )
-from schemas.envelope import encode, make_event
-from schemas.events import MemoryCreated
+from memstream.schemas.envelope import encode, make_event
+from memstream.schemas.events import MemoryCreated
 
 SIZES = tuple(int(x) for x in os.environ.get("BENCH_REBUILD_SIZES", "1000,10000,100000").split(","))
 TOPIC = "bench.memory.log"

@@ -18,11 +18,11 @@ import numpy as np
 from bench.bench_rebuild import records
 from bench.figures import Figure
 from bench.growth import growth_figure
-from consumers.recall import RecallService
-from core.embedding import HashingEmbedder
-from core.sparse import BM25Encoder
-from projections.qdrant_projection import QdrantProjection
-from projections.retrieval import CollectionSpec, EdgeRetrievalStore
+from memstream.consumers.recall import RecallService
+from memstream.core.embedding import HashingEmbedder
+from memstream.core.sparse import BM25Encoder
+from memstream.projections.qdrant_projection import QdrantProjection
+from memstream.projections.retrieval import CollectionSpec, EdgeRetrievalStore
 
 SIZES = tuple(int(x) for x in os.environ.get("BENCH_RECALL_SIZES", "1000,10000,100000").split(","))
 THROUGHPUT_AT = 10_000  # the size of the concurrency figure (the smallest if not measured)

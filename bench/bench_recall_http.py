@@ -29,13 +29,13 @@ from bench.bench_recall import NOW, QUERIES
 from bench.broker import fresh_broker
 from bench.figures import Figure
 from bench.live_pipeline import ROOT, publish_raw
-from consumers.recall import RecallService
-from core.embedding import HashingEmbedder
-from core.sparse import BM25Encoder
-from infra.settings import Settings
-from projections.qdrant_projection import QdrantProjection
-from projections.retrieval import CollectionSpec, EdgeRetrievalStore
-from streams.status import running_worker, wait_until_ready
+from memstream.consumers.recall import RecallService
+from memstream.core.embedding import HashingEmbedder
+from memstream.core.sparse import BM25Encoder
+from memstream.infra.settings import Settings
+from memstream.projections.qdrant_projection import QdrantProjection
+from memstream.projections.retrieval import CollectionSpec, EdgeRetrievalStore
+from memstream.streams.status import running_worker, wait_until_ready
 
 SIZE = int(os.environ.get("BENCH_RECALL_HTTP_SIZE", "10000"))
 REQUESTS = int(os.environ.get("BENCH_RECALL_HTTP_REQUESTS", "400"))
@@ -65,7 +65,7 @@ def _worker(settings: Settings) -> Iterator[str]:
     started = time.time()
     with (datadir / "worker.log").open("wb") as log:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "consumers.cli", "worker", "--datadir", str(datadir)],
+            [sys.executable, "-m", "memstream.consumers.cli", "worker", "--datadir", str(datadir)],
             cwd=ROOT,
             env=env,
             stdout=log,

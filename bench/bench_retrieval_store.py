@@ -30,8 +30,8 @@ import qdrant_edge as qe
 from numpy.typing import NDArray
 
 from bench.figures import Figure
-from core.sparse import SparseVector
-from projections.retrieval import (
+from memstream.core.sparse import SparseVector
+from memstream.projections.retrieval import (
     CollectionSpec,
     EdgeRetrievalStore,
     LogPosition,
@@ -40,7 +40,7 @@ from projections.retrieval import (
     RetrievalStore,
     ServerRetrievalStore,
 )
-from projections.retrieval.port import DENSE, SPARSE, encode_payload
+from memstream.projections.retrieval.port import DENSE, SPARSE, encode_payload
 
 DIM = 384
 TENANTS = 100

@@ -17,9 +17,9 @@ from typing import cast
 
 from bench.figures import Figure
 from bench.workload import turns
-from core.facts import Fact, TurnView
-from core.rule_extractor import extract_rules
-from schemas.events import ConversationTurn
+from memstream.core.facts import Fact, TurnView
+from memstream.core.rule_extractor import extract_rules
+from memstream.schemas.events import ConversationTurn
 
 N = 2000
 REPS = 7

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 
 from bench.figures import Figure
-from core.signals import scan
+from memstream.core.signals import scan
 
 # --- a deterministic generator of realistic turns --------------------------------------------
 

@@ -9,9 +9,9 @@ import tracemalloc
 
 from bench.bench_rebuild import records
 from bench.figures import Figure
-from core.embedding import HashingEmbedder
-from schemas.envelope import decode
-from streams.partition_state import PartitionState
+from memstream.core.embedding import HashingEmbedder
+from memstream.schemas.envelope import decode
+from memstream.streams.partition_state import PartitionState
 
 N = int(os.environ.get("BENCH_STATE_N", "100000"))
 

@@ -35,8 +35,8 @@ from bench.live_pipeline import (
     worker_process,
 )
 from bench.workload import turns
-from consumers.producer import turn_event
-from schemas.envelope import Envelope, encode
+from memstream.consumers.producer import turn_event
+from memstream.schemas.envelope import Envelope, encode
 
 N = int(os.environ.get("BENCH_WRITE_N", "10000"))  # the size of the baseline figures
 SIZES = tuple(int(x) for x in os.environ.get("BENCH_WRITE_SIZES", "1000,10000,100000").split(","))

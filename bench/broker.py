@@ -7,9 +7,9 @@ import contextlib
 import tempfile
 from collections.abc import Iterator
 
-from infra.broker import EmbeddedBroker
-from infra.settings import Settings
-from infra.topics import ensure_topics
+from memstream.infra.broker import EmbeddedBroker
+from memstream.infra.settings import Settings
+from memstream.infra.topics import ensure_topics
 
 
 @contextlib.contextmanager

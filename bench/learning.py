@@ -32,12 +32,12 @@ from bench.retrieval_eval import (
     build_pipeline,
     load_set,
 )
-from core.qlearning import FeedbackView, QState, plan_q_updates
-from core.sparse import BM25Encoder
-from projections.port import LogRecord
-from projections.qdrant_projection import QdrantProjection
-from schemas.envelope import encode, make_event
-from schemas.events import QValueUpdated
+from memstream.core.qlearning import FeedbackView, QState, plan_q_updates
+from memstream.core.sparse import BM25Encoder
+from memstream.projections.port import LogRecord
+from memstream.projections.qdrant_projection import QdrantProjection
+from memstream.schemas.envelope import encode, make_event
+from memstream.schemas.events import QValueUpdated
 
 ROUNDS = 3
 TOP = 10

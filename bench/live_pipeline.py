@@ -20,8 +20,8 @@ import orjson
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 
-from infra.settings import Settings
-from streams.status import wait_until_ready
+from memstream.infra.settings import Settings
+from memstream.streams.status import wait_until_ready
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -105,7 +105,7 @@ def worker_process(settings: Settings, **env: str) -> Iterator[subprocess.Popen[
     started = time.time()
     with (datadir / "worker.log").open("wb") as log:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "consumers.cli", "worker", "--datadir", str(datadir)],
+            [sys.executable, "-m", "memstream.consumers.cli", "worker", "--datadir", str(datadir)],
             cwd=ROOT,
             env=full_env,
             stdout=log,

@@ -10,16 +10,16 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from core.buffer_policy import BufferConfig, due_on_clock, flush_order, trigger_on_append
-from core.embedding import Embedder
-from core.extract.images import caption_of
-from core.gate import GateConfig
-from core.namespace_memory import NamespaceMemory
-from core.signals import scan
-from core.write_plan import BufferedTurn, plan_flush
-from schemas.envelope import Envelope
-from schemas.ids import derived_id
-from streams.extraction import Extractor, RuleExtractor, extract_buffer, flush_of
+from memstream.core.buffer_policy import BufferConfig, due_on_clock, flush_order, trigger_on_append
+from memstream.core.embedding import Embedder
+from memstream.core.extract.images import caption_of
+from memstream.core.gate import GateConfig
+from memstream.core.namespace_memory import NamespaceMemory
+from memstream.core.signals import scan
+from memstream.core.write_plan import BufferedTurn, plan_flush
+from memstream.schemas.envelope import Envelope
+from memstream.schemas.ids import derived_id
+from memstream.streams.extraction import Extractor, RuleExtractor, extract_buffer, flush_of
 
 
 @dataclass
@@ -54,16 +54,16 @@ def run_offline(
 def configured_embedder() -> Embedder:
     """The retrieval embedder ``MEMSTREAM_EMBEDDER`` names, built once, so the evaluation
     retrieves the way a configured worker does."""
-    from infra.settings import load
-    from projections.factory import embedder
+    from memstream.infra.settings import load
+    from memstream.projections.factory import embedder
 
     return embedder(load())
 
 
 def configured_gate_embedder() -> Embedder:
     """The write path's embedder (``MEMSTREAM_GATE_EMBEDDER``), as a worker's gate uses it."""
-    from infra.settings import load
-    from projections.factory import gate_embedder
+    from memstream.infra.settings import load
+    from memstream.projections.factory import gate_embedder
 
     return gate_embedder(load())
 

@@ -41,14 +41,14 @@ import numpy as np
 from bench import beam_data
 from bench.eval_data import load_conversations, load_questions
 from bench.offline_pipeline import configured_embedder, run_offline
-from consumers.recall import RecallResult, RecallService
-from core.embedding import Embedder
-from core.sparse import BM25Encoder
-from core.tokens import tokenize
-from projections.port import LogRecord
-from projections.qdrant_projection import QdrantProjection
-from projections.retrieval import CollectionSpec, EdgeRetrievalStore
-from schemas.envelope import encode
+from memstream.consumers.recall import RecallResult, RecallService
+from memstream.core.embedding import Embedder
+from memstream.core.sparse import BM25Encoder
+from memstream.core.tokens import tokenize
+from memstream.projections.port import LogRecord
+from memstream.projections.qdrant_projection import QdrantProjection
+from memstream.projections.retrieval import CollectionSpec, EdgeRetrievalStore
+from memstream.schemas.envelope import encode
 
 KS = (5, 10, 20)
 DEPTH = 40  # memories asked for per question: enough for 20 distinct turns

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from consumers.producer import turn_event
-from schemas.envelope import Envelope
+from memstream.consumers.producer import turn_event
+from memstream.schemas.envelope import Envelope
 
 USER = [
     "I moved to {city} last month and I'm still unpacking boxes in the new apartment.",

@@ -3,11 +3,11 @@
 The public API lives here; the packages behind it are implementation.
 """
 
-from consumers.client import AsyncMemory, Memory, MemstreamError
-from consumers.producer import AsyncProducer, Producer, PublishError
-from infra.settings import ConfigError, Settings
-from infra.settings import load as load_settings
-from schemas import (
+from memstream.consumers.client import AsyncMemory, Memory, MemstreamError
+from memstream.consumers.producer import AsyncProducer, Producer, PublishError
+from memstream.infra.settings import ConfigError, Settings
+from memstream.infra.settings import load as load_settings
+from memstream.schemas import (
     ConversationTurn,
     Envelope,
     EventValidationError,

@@ -8,9 +8,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from infra.broker import EmbeddedBroker
-from infra.settings import Settings
-from infra.topics import ensure_topics
+from memstream.infra.broker import EmbeddedBroker
+from memstream.infra.settings import Settings
+from memstream.infra.topics import ensure_topics
 from tests.harness import WorkerProcess
 
 # The longest files first (measured with --durations): `make test` hands whole files to two

@@ -13,11 +13,11 @@ from typing import Any
 
 import orjson
 
-from consumers.producer import turn_event
-from infra.settings import Settings
-from schemas.envelope import Envelope
-from schemas.events import ConversationTurn
-from streams.status import wait_until_ready
+from memstream.consumers.producer import turn_event
+from memstream.infra.settings import Settings
+from memstream.schemas.envelope import Envelope
+from memstream.schemas.events import ConversationTurn
+from memstream.streams.status import wait_until_ready
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -56,7 +56,7 @@ class WorkerProcess:
                 [
                     sys.executable,
                     "-m",
-                    "consumers.cli",
+                    "memstream.consumers.cli",
                     "worker",
                     "--datadir",
                     str(self.datadir),
@@ -98,7 +98,7 @@ class WorkerProcess:
 def memstream(s: Settings, *args: str, timeout: float = 180) -> subprocess.CompletedProcess[str]:
     """Run ``memstream ARGS`` as a user would, against the settings' broker and data."""
     return subprocess.run(
-        [sys.executable, "-m", "consumers.cli", *args],
+        [sys.executable, "-m", "memstream.consumers.cli", *args],
         env=settings_env(s),
         cwd=ROOT,
         capture_output=True,

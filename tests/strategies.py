@@ -10,9 +10,9 @@ from typing import Any, Literal, get_args, get_origin
 
 from hypothesis import strategies as st
 
-from schemas._fields import _unwrap_optional
-from schemas.envelope import NAMESPACE_RE, Envelope
-from schemas.events import EVENT_TYPES, ID
+from memstream.schemas._fields import _unwrap_optional
+from memstream.schemas.envelope import NAMESPACE_RE, Envelope
+from memstream.schemas.events import EVENT_TYPES, ID
 
 ids = st.from_regex(ID, fullmatch=True)
 namespaces = st.from_regex(NAMESPACE_RE, fullmatch=True)

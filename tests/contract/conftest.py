@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from projections.retrieval import (
+from memstream.projections.retrieval import (
     CollectionSpec,
     EdgeRetrievalStore,
     RetrievalStore,

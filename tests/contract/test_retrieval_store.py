@@ -14,9 +14,9 @@ import pytest
 from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
-from core.embedding import HashingEmbedder
-from core.sparse import BM25Encoder, SparseVector
-from projections.retrieval import (
+from memstream.core.embedding import HashingEmbedder
+from memstream.core.sparse import BM25Encoder, SparseVector
+from memstream.projections.retrieval import (
     STATUSES,
     CollectionSpec,
     Hit,
@@ -28,7 +28,7 @@ from projections.retrieval import (
     fuse_rrf,
     point_id,
 )
-from projections.retrieval.port import POINT_ID_NAMESPACE
+from memstream.projections.retrieval.port import POINT_ID_NAMESPACE
 
 OpenStore = Callable[[CollectionSpec], RetrievalStore]
 

@@ -13,9 +13,9 @@ from typing import Any
 import httpx
 import pytest
 
-from consumers.client import Memory
-from infra.settings import Settings
-from streams.status import running_worker
+from memstream.consumers.client import Memory
+from memstream.infra.settings import Settings
+from memstream.streams.status import running_worker
 from tests.harness import WorkerProcess, memstream
 
 pytestmark = pytest.mark.integration

@@ -14,13 +14,13 @@ import orjson
 import pytest
 from aiokafka import AIOKafkaProducer
 
-from consumers.kafka_read import read_topic
-from consumers.producer import AsyncProducer, Producer, PublishError
-from infra.settings import Settings
-from infra.topics import ensure_topics
-from schemas import ConversationTurn, EventValidationError, decode
-from schemas.topics import BY_ROLE
-from streams.deadletter import decode_dead_letter
+from memstream.consumers.kafka_read import read_topic
+from memstream.consumers.producer import AsyncProducer, Producer, PublishError
+from memstream.infra.settings import Settings
+from memstream.infra.topics import ensure_topics
+from memstream.schemas import ConversationTurn, EventValidationError, decode
+from memstream.schemas.topics import BY_ROLE
+from memstream.streams.deadletter import decode_dead_letter
 from tests.harness import ROOT, WorkerProcess, settings_env
 
 T0 = datetime(2024, 5, 1, 9, 0, tzinfo=UTC)
@@ -160,7 +160,7 @@ async def test_sdk_rejects_invalid_input_before_publishing(
 
 
 async def test_unreachable_broker_is_a_clear_error() -> None:
-    from infra.broker import free_port
+    from memstream.infra.broker import free_port
 
     with pytest.raises(PublishError, match="cannot reach Kafka"):
         await AsyncProducer(
@@ -306,7 +306,7 @@ def test_cli_ingest_reports_bad_lines_and_publishes_the_rest(
     path = tmp_path / "turns.jsonl"
     path.write_text("\n".join(lines) + "\n")
     result = subprocess.run(
-        [sys.executable, "-m", "consumers.cli", "ingest", str(path), "--progress", "off"],
+        [sys.executable, "-m", "memstream.consumers.cli", "ingest", str(path), "--progress", "off"],
         env=settings_env(settings),
         cwd=ROOT,
         capture_output=True,

@@ -36,17 +36,17 @@ from hypothesis import HealthCheck, Phase, assume, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
-from consumers.bus_recall import recall_over_bus
-from consumers.client import AsyncMemory, Memory, MemstreamError
-from consumers.ingest import parse_line
-from consumers.kafka_read import read_topic
-from consumers.producer import AsyncProducer, Producer
-from core.signals import scan
-from infra.settings import Settings
-from schemas import EventValidationError, decode
-from schemas._fields import DataclassCodec
-from schemas.envelope import NAMESPACE_RE, Envelope, encode
-from schemas.events import (
+from memstream.consumers.bus_recall import recall_over_bus
+from memstream.consumers.client import AsyncMemory, Memory, MemstreamError
+from memstream.consumers.ingest import parse_line
+from memstream.consumers.kafka_read import read_topic
+from memstream.consumers.producer import AsyncProducer, Producer
+from memstream.core.signals import scan
+from memstream.infra.settings import Settings
+from memstream.schemas import EventValidationError, decode
+from memstream.schemas._fields import DataclassCodec
+from memstream.schemas.envelope import NAMESPACE_RE, Envelope, encode
+from memstream.schemas.events import (
     ID,
     ConversationTurn,
     Feedback,
@@ -55,10 +55,10 @@ from schemas.events import (
     RecallRequested,
     WorkflowObserved,
 )
-from schemas.ids import new_event_id
-from schemas.topics import BY_ROLE
-from streams.deadletter import MAX_KEPT_KEY, MAX_KEPT_ORIGINAL, decode_dead_letter
-from streams.status import running_worker
+from memstream.schemas.ids import new_event_id
+from memstream.schemas.topics import BY_ROLE
+from memstream.streams.deadletter import MAX_KEPT_KEY, MAX_KEPT_ORIGINAL, decode_dead_letter
+from memstream.streams.status import running_worker
 from tests.harness import ROOT, WorkerProcess, settings_env
 from tests.strategies import clean_text, envelopes, ids
 
@@ -711,7 +711,7 @@ def through_the_cli(s: Settings, cat: Catalogue, ns: str, ns_inj: str, tmp: Path
     path = tmp / "bad.jsonl"
     path.write_bytes(b"\n".join(lines) + b"\n")
     result = subprocess.run(
-        [sys.executable, "-m", "consumers.cli", "ingest", str(path), "--progress", "off"],
+        [sys.executable, "-m", "memstream.consumers.cli", "ingest", str(path), "--progress", "off"],
         env=settings_env(s),
         cwd=ROOT,
         capture_output=True,

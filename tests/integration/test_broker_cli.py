@@ -17,8 +17,8 @@ import orjson
 import pytest
 from aiokafka import AIOKafkaConsumer, TopicPartition
 
-from infra.broker import process_alive
-from infra.settings import Settings, broker_state_path
+from memstream.infra.broker import process_alive
+from memstream.infra.settings import Settings, broker_state_path
 from tests.harness import ROOT, settings_env
 
 pytestmark = pytest.mark.integration
@@ -28,7 +28,7 @@ def _memstream(data: Path, *args: str) -> subprocess.Popen[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMSTREAM_")}
     env.update(MEMSTREAM_DATA_DIR=str(data), PYTHONPATH=str(ROOT))
     return subprocess.Popen(
-        [sys.executable, "-m", "consumers.cli", *args],
+        [sys.executable, "-m", "memstream.consumers.cli", *args],
         env=env,
         cwd=ROOT,
         stdout=subprocess.PIPE,
@@ -144,7 +144,15 @@ def test_ingest_stops_with_one_message_when_the_broker_goes_away(tmp_path: Path)
                     + b"\n"
                 )
         ingest = subprocess.Popen(
-            [sys.executable, "-m", "consumers.cli", "ingest", str(path), "--broker-timeout", "3"],
+            [
+                sys.executable,
+                "-m",
+                "memstream.consumers.cli",
+                "ingest",
+                str(path),
+                "--broker-timeout",
+                "3",
+            ],
             env=settings_env(s),
             cwd=ROOT,
             stdout=subprocess.PIPE,

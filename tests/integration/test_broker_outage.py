@@ -24,13 +24,13 @@ from typing import Any
 import httpx
 import pytest
 
-from consumers.producer import AsyncProducer, Producer, PublishError
-from infra.broker import EmbeddedBroker
-from infra.settings import Settings
-from infra.topics import ensure_topics
-from schemas import decode
-from schemas.topics import BY_ROLE
-from streams.status import running_worker
+from memstream.consumers.producer import AsyncProducer, Producer, PublishError
+from memstream.infra.broker import EmbeddedBroker
+from memstream.infra.settings import Settings
+from memstream.infra.topics import ensure_topics
+from memstream.schemas import decode
+from memstream.schemas.topics import BY_ROLE
+from memstream.streams.status import running_worker
 from tests.harness import WorkerProcess
 from tests.reliability.driver import LogTail, workload
 

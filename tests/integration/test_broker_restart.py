@@ -23,10 +23,10 @@ import httpx
 import orjson
 import pytest
 
-from infra.broker import EmbeddedBroker
-from infra.settings import Settings
-from infra.topics import ensure_topics
-from streams.status import running_worker
+from memstream.infra.broker import EmbeddedBroker
+from memstream.infra.settings import Settings
+from memstream.infra.topics import ensure_topics
+from memstream.streams.status import running_worker
 from tests.harness import WorkerProcess, memstream, memstream_json
 
 pytestmark = pytest.mark.integration

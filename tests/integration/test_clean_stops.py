@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from consumers.producer import Producer
-from infra.settings import Settings
+from memstream.consumers.producer import Producer
+from memstream.infra.settings import Settings
 from tests.harness import WorkerProcess
 
 pytestmark = pytest.mark.integration
@@ -63,7 +63,7 @@ def test_one_data_directory_places_everything(settings: Settings, tmp_path: Path
     import subprocess
     import sys
 
-    from streams.status import wait_until_ready
+    from memstream.streams.status import wait_until_ready
     from tests.harness import ROOT, settings_env
 
     own = settings.with_(
@@ -71,7 +71,7 @@ def test_one_data_directory_places_everything(settings: Settings, tmp_path: Path
     )
     started = time.time()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "consumers.cli", "worker"],  # no --datadir
+        [sys.executable, "-m", "memstream.consumers.cli", "worker"],  # no --datadir
         env=settings_env(own),
         cwd=ROOT,
         stdout=subprocess.PIPE,

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from consumers.client import Memory
-from infra.settings import Settings
-from infra.topics import ensure_topics
+from memstream.consumers.client import Memory
+from memstream.infra.settings import Settings
+from memstream.infra.topics import ensure_topics
 from tests.harness import ROOT, WorkerProcess, settings_env
 
 pytestmark = pytest.mark.integration
@@ -29,7 +29,7 @@ def cli(s: Settings, *args: str, key: str | None = None) -> subprocess.Completed
     if key is not None:
         env["MEMSTREAM_API_KEY"] = key
     return subprocess.run(
-        [sys.executable, "-m", "consumers.cli", *args],
+        [sys.executable, "-m", "memstream.consumers.cli", *args],
         env=env,
         cwd=ROOT,
         capture_output=True,

@@ -8,8 +8,8 @@ import time
 import uuid
 from datetime import UTC, datetime
 
-from consumers.client import Memory
-from infra.settings import Settings
+from memstream.consumers.client import Memory
+from memstream.infra.settings import Settings
 from tests.harness import WorkerProcess, memstream_json
 from tests.integration.test_write_path import memory_log
 
@@ -77,11 +77,13 @@ def test_evolve_reports_evidence_and_applies_deprecations(
         for _ in range(10):  # used often, and wrong every time
             found = mem.recall("which port does staging use", namespace=ns, k=1)
             mem.feedback(found["query_id"], "very_negative", namespace=ns, is_query=True)
-        deadline = time.monotonic() + 30
-        while mem.get(target, namespace=ns)["q_value"] >= 0.2 and time.monotonic() < deadline:
+        deadline = time.monotonic() + 90  # a loaded machine: the fault tests run beside
+        while (q := mem.get(target, namespace=ns)["q_value"]) >= 0.2:
+            assert time.monotonic() < deadline, f"Q still {q} after ten very negative ratings"
             time.sleep(0.5)
     report = memstream_json(settings, "evolve", "--json", "--namespace", ns)["reports"][0]
-    assert {"level": "critical", "action": "deprecate"}.items() <= report["candidates"][0].items()
+    first = report["candidates"][0]
+    assert (first["level"], first["action"]) == ("critical", "deprecate"), report["candidates"]
     assert report["candidates"][0]["evidence"]  # usage history behind the suggestion
     memstream_json(settings, "evolve", "--apply", "--json", "--namespace", ns)
     with Memory(settings=settings) as mem:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from infra.settings import Settings
+from memstream.infra.settings import Settings
 from tests.reliability.driver import CrashRun, run_crash_restart
 
 

@@ -18,10 +18,10 @@ from typing import Any
 import orjson
 
 from bench.eval_data import CONVERSATIONS_FILE, DATA_DIR
-from infra.settings import Settings
-from infra.topics import ensure_topics
-from schemas import decode
-from schemas.topics import BY_ROLE
+from memstream.infra.settings import Settings
+from memstream.infra.topics import ensure_topics
+from memstream.schemas import decode
+from memstream.schemas.topics import BY_ROLE
 from tests.harness import WorkerProcess, memstream
 from tests.reliability.driver import LogTail
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from consumers.client import Memory
-from infra.settings import Settings
-from projections.layout import Layout
+from memstream.consumers.client import Memory
+from memstream.infra.settings import Settings
+from memstream.projections.layout import Layout
 from tests.harness import WorkerProcess
 
 pytestmark = pytest.mark.integration

@@ -16,16 +16,16 @@ import orjson
 import pytest
 from aiokafka import AIOKafkaProducer
 
-from consumers.client import Memory, MemstreamError
-from consumers.kafka_read import read_topic
-from consumers.producer import Producer, turn_event
-from infra.settings import Settings
-from infra.topics import ensure_topics
-from schemas.envelope import encode, make_event
-from schemas.errors import EventValidationError
-from schemas.events import ConversationTurn, WorkflowObserved
-from schemas.topics import BY_ROLE
-from streams.deadletter import DeadLetter, decode_dead_letter
+from memstream.consumers.client import Memory, MemstreamError
+from memstream.consumers.kafka_read import read_topic
+from memstream.consumers.producer import Producer, turn_event
+from memstream.infra.settings import Settings
+from memstream.infra.topics import ensure_topics
+from memstream.schemas.envelope import encode, make_event
+from memstream.schemas.errors import EventValidationError
+from memstream.schemas.events import ConversationTurn, WorkflowObserved
+from memstream.schemas.topics import BY_ROLE
+from memstream.streams.deadletter import DeadLetter, decode_dead_letter
 from tests.harness import WorkerProcess, memstream
 from tests.integration.test_write_path import memory_log
 

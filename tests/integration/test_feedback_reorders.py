@@ -10,8 +10,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from consumers.client import Memory
-from infra.settings import Settings
+from memstream.consumers.client import Memory
+from memstream.infra.settings import Settings
 from tests.harness import WorkerProcess
 
 pytestmark = pytest.mark.integration

@@ -17,17 +17,17 @@ import httpx
 import orjson
 import pytest
 
-from consumers.health import HealthMonitor
-from consumers.producer import AsyncProducer, turn_event
-from infra.settings import Settings
-from infra.topics import ensure_topics
-from projections import factory
-from projections.port import ApplyStats, LogRecord, Projection
-from projections.runner import ProjectionRunner
-from projections.service import ProjectionService
-from schemas.envelope import make_event
-from schemas.events import WorkflowObserved
-from streams.status import running_worker
+from memstream.consumers.health import HealthMonitor
+from memstream.consumers.producer import AsyncProducer, turn_event
+from memstream.infra.settings import Settings
+from memstream.infra.topics import ensure_topics
+from memstream.projections import factory
+from memstream.projections.port import ApplyStats, LogRecord, Projection
+from memstream.projections.runner import ProjectionRunner
+from memstream.projections.service import ProjectionService
+from memstream.schemas.envelope import make_event
+from memstream.schemas.events import WorkflowObserved
+from memstream.streams.status import running_worker
 from tests.harness import WorkerProcess, memstream
 
 pytestmark = pytest.mark.integration

@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 from aiokafka import AIOKafkaProducer
 
-from consumers.client import Memory
-from consumers.kafka_read import read_topic
-from core.qlearning import credit_weight
-from infra.settings import Settings
-from schemas.topics import BY_ROLE
+from memstream.consumers.client import Memory
+from memstream.consumers.kafka_read import read_topic
+from memstream.core.qlearning import credit_weight
+from memstream.infra.settings import Settings
+from memstream.schemas.topics import BY_ROLE
 from tests.harness import WorkerProcess
 from tests.integration.test_write_path import memory_log
 

@@ -18,14 +18,14 @@ from typing import Any
 
 import pytest
 
-from consumers.producer import AsyncProducer, turn_event
-from core.lifecycle import LifecycleConfig
-from core.qlearning import utility_decay
-from core.schedule import boundary_at
-from core.tiers import TierConfig
-from infra.settings import Settings
-from infra.topics import ensure_topics
-from schemas.events import AccessedMemory, Feedback, MemoryAccessed
+from memstream.consumers.producer import AsyncProducer, turn_event
+from memstream.core.lifecycle import LifecycleConfig
+from memstream.core.qlearning import utility_decay
+from memstream.core.schedule import boundary_at
+from memstream.core.tiers import TierConfig
+from memstream.infra.settings import Settings
+from memstream.infra.topics import ensure_topics
+from memstream.schemas.events import AccessedMemory, Feedback, MemoryAccessed
 from tests.fakes.responses_server import CannedFacts, Derive, serve_in_thread
 from tests.harness import WorkerProcess, memstream_json
 from tests.integration.test_write_path import covered, memory_log
@@ -300,7 +300,7 @@ def test_months_of_lifecycle_happen_exactly_when_the_rules_say(story_worker: Any
 
 
 def _event(ns: str, payload: Any, at: datetime) -> Any:
-    from schemas.envelope import make_event
+    from memstream.schemas.envelope import make_event
 
     return make_event(payload, namespace=ns, occurred_at=at, producer="story")
 

@@ -11,10 +11,16 @@ from typing import Any, cast
 import openai
 import pytest
 
-from core.facts import TurnView
-from core.rule_extractor import RULES_VERSION, extract_rules
-from streams.extraction import Extractor, LLMCall, RuleExtractor, make_extractor, rules_result
-from streams.llm_extractor import (
+from memstream.core.facts import TurnView
+from memstream.core.rule_extractor import RULES_VERSION, extract_rules
+from memstream.streams.extraction import (
+    Extractor,
+    LLMCall,
+    RuleExtractor,
+    make_extractor,
+    rules_result,
+)
+from memstream.streams.llm_extractor import (
     OUTPUT_SCHEMA,
     PROMPT_VERSION,
     LLMExtractor,

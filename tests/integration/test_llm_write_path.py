@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-from consumers.producer import AsyncProducer
-from infra.settings import Settings
-from infra.topics import ensure_topics
+from memstream.consumers.producer import AsyncProducer
+from memstream.infra.settings import Settings
+from memstream.infra.topics import ensure_topics
 from tests.fakes.responses_server import (
     Delay,
     Derive,

@@ -21,8 +21,8 @@ from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
-from infra.settings import Settings
-from infra.topics import ensure_topics
+from memstream.infra.settings import Settings
+from memstream.infra.topics import ensure_topics
 from tests.harness import ROOT, WorkerProcess, settings_env
 
 T0 = datetime(2024, 4, 1, 9, tzinfo=UTC)
@@ -71,7 +71,7 @@ def stdio(k: Keyed, **env: str) -> Client:
     return Client(
         StdioServerParameters(
             command=sys.executable,
-            args=["-m", "consumers.cli", "mcp"],
+            args=["-m", "memstream.consumers.cli", "mcp"],
             env=settings_env(k.settings, **env),
             cwd=str(ROOT),
         )
@@ -82,7 +82,16 @@ def stdio(k: Keyed, **env: str) -> Client:
 def http_url(keyed: Keyed) -> Iterator[str]:
     """`memstream mcp --transport http` on a free port, serving whoever presents a key."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "consumers.cli", "mcp", "--transport", "http", "--port", "0"],
+        [
+            sys.executable,
+            "-m",
+            "memstream.consumers.cli",
+            "mcp",
+            "--transport",
+            "http",
+            "--port",
+            "0",
+        ],
         env=settings_env(keyed.settings),
         cwd=ROOT,
         stdout=subprocess.PIPE,

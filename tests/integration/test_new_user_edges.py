@@ -13,8 +13,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from consumers.client import Memory, MemstreamError
-from infra.settings import Settings
+from memstream.consumers.client import Memory, MemstreamError
+from memstream.infra.settings import Settings
 from tests.harness import WorkerProcess, memstream
 
 pytestmark = pytest.mark.integration

@@ -17,20 +17,20 @@ import httpx
 import orjson
 import pytest
 
-from consumers.client import Memory
-from consumers.kafka_read import read_topic
-from consumers.producer import AsyncProducer, Producer
-from infra.settings import Settings
-from infra.topics import ensure_topics
-from projections import factory
-from projections.port import ApplyStats, LogRecord, Projection
-from projections.runner import ProjectionRunner
-from projections.service import ProjectionService
-from schemas.envelope import make_event
-from schemas.events import WorkflowObserved
-from schemas.topics import BY_ROLE
-from streams.deadletter import DeadLetter, decode_dead_letter
-from streams.status import running_worker
+from memstream.consumers.client import Memory
+from memstream.consumers.kafka_read import read_topic
+from memstream.consumers.producer import AsyncProducer, Producer
+from memstream.infra.settings import Settings
+from memstream.infra.topics import ensure_topics
+from memstream.projections import factory
+from memstream.projections.port import ApplyStats, LogRecord, Projection
+from memstream.projections.runner import ProjectionRunner
+from memstream.projections.service import ProjectionService
+from memstream.schemas.envelope import make_event
+from memstream.schemas.events import WorkflowObserved
+from memstream.schemas.topics import BY_ROLE
+from memstream.streams.deadletter import DeadLetter, decode_dead_letter
+from memstream.streams.status import running_worker
 from tests.harness import WorkerProcess
 
 pytestmark = pytest.mark.integration

@@ -13,14 +13,14 @@ import orjson
 from aiokafka import AIOKafkaProducer
 
 from bench.eval_data import load_conversations
-from consumers.kafka_read import read_topic
-from consumers.producer import AsyncProducer
-from infra.settings import Settings
-from infra.topics import ensure_topics
-from projections.duckdb_projection import DuckDBProjection, diff_digests
-from projections.layout import Layout
-from schemas.topics import BY_ROLE
-from streams.status import running_worker
+from memstream.consumers.kafka_read import read_topic
+from memstream.consumers.producer import AsyncProducer
+from memstream.infra.settings import Settings
+from memstream.infra.topics import ensure_topics
+from memstream.projections.duckdb_projection import DuckDBProjection, diff_digests
+from memstream.projections.layout import Layout
+from memstream.schemas.topics import BY_ROLE
+from memstream.streams.status import running_worker
 from tests.harness import WorkerProcess, memstream, turn_from_row
 from tests.integration.test_write_path import covered, memory_log
 

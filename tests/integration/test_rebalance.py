@@ -9,13 +9,13 @@ from collections import Counter
 from pathlib import Path
 
 from bench.eval_data import load_conversations
-from consumers.kafka_read import read_topic
-from consumers.producer import AsyncProducer
-from infra.settings import Settings
-from infra.topics import ensure_topics
-from schemas import decode
-from schemas.topics import BY_ROLE
-from streams.status import read_status
+from memstream.consumers.kafka_read import read_topic
+from memstream.consumers.producer import AsyncProducer
+from memstream.infra.settings import Settings
+from memstream.infra.topics import ensure_topics
+from memstream.schemas import decode
+from memstream.schemas.topics import BY_ROLE
+from memstream.streams.status import read_status
 from tests.harness import WorkerProcess, turn_from_row
 
 

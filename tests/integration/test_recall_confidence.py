@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from consumers.client import Memory
-from infra.settings import Settings
+from memstream.consumers.client import Memory
+from memstream.infra.settings import Settings
 from tests.harness import WorkerProcess, memstream_json
 
 T0 = datetime(2024, 3, 4, 9, tzinfo=UTC)

@@ -16,10 +16,10 @@ from typing import Any
 import orjson
 import pytest
 
-from consumers.bus_recall import recall_over_bus
-from consumers.client import Memory, MemstreamError
-from infra.settings import Settings
-from infra.topics import ensure_topics
+from memstream.consumers.bus_recall import recall_over_bus
+from memstream.consumers.client import Memory, MemstreamError
+from memstream.infra.settings import Settings
+from memstream.infra.topics import ensure_topics
 from tests.harness import ROOT, WorkerProcess, settings_env
 
 T0 = datetime(2024, 4, 1, 9, tzinfo=UTC)
@@ -117,7 +117,7 @@ def test_cli_recall_and_batch(settings: Settings, tenants: dict[str, str], tmp_p
         [
             sys.executable,
             "-m",
-            "consumers.cli",
+            "memstream.consumers.cli",
             "recall",
             "what food does Sam like?",
             "--namespace",
@@ -144,7 +144,7 @@ def test_cli_recall_and_batch(settings: Settings, tenants: dict[str, str], tmp_p
         + "\n"
     )
     out = subprocess.run(
-        [sys.executable, "-m", "consumers.cli", "recall", "--batch", str(batch)],
+        [sys.executable, "-m", "memstream.consumers.cli", "recall", "--batch", str(batch)],
         env=env,
         cwd=ROOT,
         capture_output=True,

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from consumers.client import Memory
-from infra.settings import Settings
+from memstream.consumers.client import Memory
+from memstream.infra.settings import Settings
 from tests.harness import WorkerProcess
 
 pytestmark = pytest.mark.integration

@@ -12,12 +12,12 @@ from datetime import UTC, datetime
 
 import pytest
 
-from consumers.client import Memory, MemstreamError
-from consumers.kafka_read import read_topic
-from consumers.producer import Producer
-from infra.settings import Settings
-from schemas.topics import BY_ROLE
-from streams.deadletter import DeadLetter, decode_dead_letter
+from memstream.consumers.client import Memory, MemstreamError
+from memstream.consumers.kafka_read import read_topic
+from memstream.consumers.producer import Producer
+from memstream.infra.settings import Settings
+from memstream.schemas.topics import BY_ROLE
+from memstream.streams.deadletter import DeadLetter, decode_dead_letter
 from tests.harness import WorkerProcess
 from tests.integration.test_write_path import memory_log
 

@@ -8,12 +8,12 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from consumers.kafka_read import read_topic
-from consumers.producer import AsyncProducer
-from infra.settings import Settings
-from infra.topics import ensure_topics
-from schemas import decode
-from schemas.topics import BY_ROLE
+from memstream.consumers.kafka_read import read_topic
+from memstream.consumers.producer import AsyncProducer
+from memstream.infra.settings import Settings
+from memstream.infra.topics import ensure_topics
+from memstream.schemas import decode
+from memstream.schemas.topics import BY_ROLE
 from tests.harness import WorkerProcess
 
 T0 = datetime(2024, 3, 1, 9, tzinfo=UTC)

@@ -7,14 +7,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.embedding import HashingEmbedder
-from core.memory_state import fold, to_json
-from core.sparse import BM25Encoder
-from projections.archive import ParquetArchive, read_archive
-from projections.port import LogRecord
-from projections.qdrant_projection import QdrantProjection
-from projections.retrieval import CollectionSpec, EdgeRetrievalStore
-from schemas import encode
+from memstream.core.embedding import HashingEmbedder
+from memstream.core.memory_state import fold, to_json
+from memstream.core.sparse import BM25Encoder
+from memstream.projections.archive import ParquetArchive, read_archive
+from memstream.projections.port import LogRecord
+from memstream.projections.qdrant_projection import QdrantProjection
+from memstream.projections.retrieval import CollectionSpec, EdgeRetrievalStore
+from memstream.schemas import encode
 from tests.unit.test_write_plan import SCRIPT, run
 
 

@@ -7,12 +7,12 @@ from typing import Any
 
 import pytest
 
-from core.memory_state import fold
-from infra.topics import topic_names
-from projections.duckdb_projection import DuckDBProjection, diff_digests, state_from_row
-from projections.port import LogRecord
-from projections.user_sql import UserSQLError
-from schemas import AccessedMemory, MemoryAccessed, WorkflowObserved, encode, make_event
+from memstream.core.memory_state import fold
+from memstream.infra.topics import topic_names
+from memstream.projections.duckdb_projection import DuckDBProjection, diff_digests, state_from_row
+from memstream.projections.port import LogRecord
+from memstream.projections.user_sql import UserSQLError
+from memstream.schemas import AccessedMemory, MemoryAccessed, WorkflowObserved, encode, make_event
 from tests.unit.test_write_plan import SCRIPT, run
 
 TOPICS = topic_names("t")

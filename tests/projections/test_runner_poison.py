@@ -18,16 +18,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.embedding import HashingEmbedder
-from core.sparse import BM25Encoder
-from infra.topics import topic_names
-from projections.duckdb_projection import DuckDBProjection
-from projections.port import ApplyStats, LogRecord, Projection
-from projections.qdrant_projection import QdrantProjection
-from projections.rebuild import Bounded
-from projections.retrieval import CollectionSpec, EdgeRetrievalStore
-from projections.runner import ProjectionRunner, transient
-from schemas import AccessedMemory, MemoryAccessed, WorkflowObserved, encode, make_event
+from memstream.core.embedding import HashingEmbedder
+from memstream.core.sparse import BM25Encoder
+from memstream.infra.topics import topic_names
+from memstream.projections.duckdb_projection import DuckDBProjection
+from memstream.projections.port import ApplyStats, LogRecord, Projection
+from memstream.projections.qdrant_projection import QdrantProjection
+from memstream.projections.rebuild import Bounded
+from memstream.projections.retrieval import CollectionSpec, EdgeRetrievalStore
+from memstream.projections.runner import ProjectionRunner, transient
+from memstream.schemas import AccessedMemory, MemoryAccessed, WorkflowObserved, encode, make_event
 
 TOPICS = topic_names("t")
 T0 = datetime(2024, 3, 1, tzinfo=UTC)

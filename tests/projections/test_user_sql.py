@@ -10,9 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from consumers.json_values import blob_text, jsonable
-from projections.duckdb_projection import DuckDBProjection
-from projections.user_sql import SQLCancelled, SQLOutOfMemory, UserSQLError, memory_limit_sql
+from memstream.consumers.json_values import blob_text, jsonable
+from memstream.projections.duckdb_projection import DuckDBProjection
+from memstream.projections.user_sql import (
+    SQLCancelled,
+    SQLOutOfMemory,
+    UserSQLError,
+    memory_limit_sql,
+)
 
 HEAVY = "SELECT count(*) FROM range(100000000000) a"
 TOPICS = {"turns": "t.turns", "memory_log": "t.memory.log"}

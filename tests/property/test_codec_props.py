@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from schemas import EVENT_TYPES, EventValidationError, decode, encode
-from schemas.envelope import Envelope
+from memstream.schemas import EVENT_TYPES, EventValidationError, decode, encode
+from memstream.schemas.envelope import Envelope
 from tests.strategies import all_envelopes, envelopes, json_values
 
 FAST = settings(

@@ -9,11 +9,11 @@ from datetime import UTC, datetime, timedelta
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.calendar_words import MONTH_NAMES, WEEKDAYS
-from core.extract.claims import display_name
-from core.extract.coreference import Session, Where, resolve
-from core.facts import TurnView
-from core.rule_extractor import extract_rules
+from memstream.core.calendar_words import MONTH_NAMES, WEEKDAYS
+from memstream.core.extract.claims import display_name
+from memstream.core.extract.coreference import Session, Where, resolve
+from memstream.core.facts import TurnView
+from memstream.core.rule_extractor import extract_rules
 
 _VOCAB = (
     "he she it they this that these those his her its their him them He She It They This That "

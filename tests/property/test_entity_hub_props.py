@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.entity_hub import alias_groups, members
+from memstream.core.entity_hub import alias_groups, members
 
 NAMES = ["Mel", "Melanie", "Melvin", "Tom", "Tom Hanks", "Acme", "Acme Corp", "Porto", "Po"]
 counts_st = st.dictionaries(st.sampled_from(NAMES), st.integers(1, 9), max_size=len(NAMES))

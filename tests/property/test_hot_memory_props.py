@@ -9,8 +9,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.context_block import assemble, estimate_tokens
-from core.hot_memory import HotConfig, build_hot, completed_tasks, render
+from memstream.core.context_block import assemble, estimate_tokens
+from memstream.core.hot_memory import HotConfig, build_hot, completed_tasks, render
 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
 CATEGORIES = ["fact", "preference", "correction", "decision", "principle", "commitment", "moment"]

@@ -12,8 +12,8 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.lifecycle import LifecycleConfig, MemoryView, apply_actions, plan_cycle
-from core.qlearning import (
+from memstream.core.lifecycle import LifecycleConfig, MemoryView, apply_actions, plan_cycle
+from memstream.core.qlearning import (
     FeedbackView,
     QState,
     credit_weight,
@@ -21,8 +21,8 @@ from core.qlearning import (
     q_update,
     utility_decay,
 )
-from core.tagging import Arrival, Tag, TagConfig, is_live, on_memory, tags_after
-from core.tiers import TierView, tier_change
+from memstream.core.tagging import Arrival, Tag, TagConfig, is_live, on_memory, tags_after
+from memstream.core.tiers import TierView, tier_change
 
 AT = datetime(2024, 6, 1, 12, tzinfo=UTC)
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.memory_state import fold
+from memstream.core.memory_state import fold
 from tests.unit.test_write_plan import run
 
 PHRASES = [

@@ -9,14 +9,14 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.activation import activation, pair
-from core.decompose import decompose, rrf_merge
-from core.intent import INTENT_KINDS, PROFILES, classify
-from core.mmr import mmr
-from core.query_time import parse_time
-from core.recall_gate import confidence, should_retrieve
-from core.retention import RETENTION_MODELS, retention
-from core.scoring import (
+from memstream.core.activation import activation, pair
+from memstream.core.decompose import decompose, rrf_merge
+from memstream.core.intent import INTENT_KINDS, PROFILES, classify
+from memstream.core.mmr import mmr
+from memstream.core.query_time import parse_time
+from memstream.core.recall_gate import confidence, should_retrieve
+from memstream.core.retention import RETENTION_MODELS, retention
+from memstream.core.scoring import (
     COMPONENTS,
     Candidate,
     Scored,

@@ -7,8 +7,8 @@ from datetime import UTC, datetime, timedelta, timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.facts import CATEGORIES, KINDS, TurnView
-from core.rule_extractor import extract_rules, resolve_dates
+from memstream.core.facts import CATEGORIES, KINDS, TurnView
+from memstream.core.rule_extractor import extract_rules, resolve_dates
 
 # Words that drive the rules (pronouns, date words, slot verbs, cue words), so generated
 # text walks the interesting paths rather than only the "nothing here" one.

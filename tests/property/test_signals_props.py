@@ -6,8 +6,8 @@ import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.signal_patterns import HITS
-from core.signals import Level, SignalRecord, scan
+from memstream.core.signal_patterns import HITS
+from memstream.core.signals import Level, SignalRecord, scan
 
 # Random text alone rarely spells a cue, so also build turns from table spellings, names,
 # numbers and noise, joined by the separators the scanner cares about.

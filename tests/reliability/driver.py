@@ -45,13 +45,13 @@ import httpx
 from aiokafka import AIOKafkaConsumer, TopicPartition
 
 from bench.eval_data import load_conversations
-from consumers.producer import AsyncProducer
-from infra.settings import Settings
-from infra.topics import ensure_topics
-from schemas import decode
-from schemas.envelope import Envelope
-from schemas.topics import BY_ROLE
-from streams.status import running_worker
+from memstream.consumers.producer import AsyncProducer
+from memstream.infra.settings import Settings
+from memstream.infra.topics import ensure_topics
+from memstream.schemas import decode
+from memstream.schemas.envelope import Envelope
+from memstream.schemas.topics import BY_ROLE
+from memstream.streams.status import running_worker
 from tests.harness import WorkerProcess, memstream, turn_from_row
 
 #: the decision each extracted fact gets on the log (core/write_plan.py: one per fact)
@@ -384,7 +384,7 @@ def _check_log(report: CrashReport, records: list[Any], wanted: set[tuple[str, s
 
 def main(argv: list[str] | None = None) -> int:
     """Run once on a broker of its own (the embedded one, memory storage)."""
-    from infra.broker import EmbeddedBroker
+    from memstream.infra.broker import EmbeddedBroker
 
     parser = argparse.ArgumentParser(prog="python -m tests.reliability.driver")
     parser.add_argument("--turns", type=int, default=CrashRun.turns)

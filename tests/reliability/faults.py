@@ -58,15 +58,15 @@ from typing import Any
 import httpx
 from aiokafka import AIOKafkaProducer
 
-from consumers.producer import AsyncProducer
-from infra.broker import EmbeddedBroker
-from infra.settings import Settings
-from infra.topics import ensure_topics
-from schemas import decode
-from schemas.envelope import Envelope, encode, make_event, record_headers
-from schemas.events import ConversationTurn, Feedback
-from schemas.topics import BY_ROLE
-from streams.status import running_worker
+from memstream.consumers.producer import AsyncProducer
+from memstream.infra.broker import EmbeddedBroker
+from memstream.infra.settings import Settings
+from memstream.infra.topics import ensure_topics
+from memstream.schemas import decode
+from memstream.schemas.envelope import Envelope, encode, make_event, record_headers
+from memstream.schemas.events import ConversationTurn, Feedback
+from memstream.schemas.topics import BY_ROLE
+from memstream.streams.status import running_worker
 from tests.harness import WorkerProcess, memstream
 from tests.reliability.driver import LogTail, workload
 

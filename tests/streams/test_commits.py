@@ -8,11 +8,11 @@ import pytest
 from faust.transport.drivers.aiokafka import Consumer
 from faust.types import TP, Message
 
-from core.embedding import HashingEmbedder
-from infra.settings import Settings
-from streams.app import create_app
-from streams.commits import HeldOffsetsConsumer
-from streams.partition_state import PartitionState
+from memstream.core.embedding import HashingEmbedder
+from memstream.infra.settings import Settings
+from memstream.streams.app import create_app
+from memstream.streams.commits import HeldOffsetsConsumer
+from memstream.streams.partition_state import PartitionState
 
 TOPIC = "ctx.turns"
 TP0 = TP(TOPIC, 0)

@@ -12,13 +12,13 @@ from typing import Any
 
 import pytest
 
-from schemas import AccessedMemory, Feedback, MemoryAccessed, MemoryEdit, make_event
-from schemas.envelope import decode
-from schemas.errors import EventValidationError
-from streams import learning as learning_module
-from streams.learning import Learning
-from streams.partition_state import PartitionState, PartitionStates
-from streams.sinks import MemorySink
+from memstream.schemas import AccessedMemory, Feedback, MemoryAccessed, MemoryEdit, make_event
+from memstream.schemas.envelope import decode
+from memstream.schemas.errors import EventValidationError
+from memstream.streams import learning as learning_module
+from memstream.streams.learning import Learning
+from memstream.streams.partition_state import PartitionState, PartitionStates
+from memstream.streams.sinks import MemorySink
 from tests.streams.test_maintenance import LOG, NS, T0, remembered
 
 EVENT = SimpleNamespace(message=SimpleNamespace(partition=0))
@@ -29,7 +29,7 @@ def learner(state: PartitionState) -> tuple[Learning, MemorySink]:
         return state
 
     sink = MemorySink()
-    from infra.settings import Settings
+    from memstream.infra.settings import Settings
 
     return Learning(Settings(), PartitionStates(load), sink, LOG), sink
 

@@ -10,13 +10,13 @@ from typing import Any
 import pytest
 
 from bench.offline_pipeline import run_offline
-from core.embedding import HashingEmbedder
-from infra.settings import Settings
-from schemas.envelope import decode
-from streams.learning import Learning
-from streams.maintenance import Maintenance
-from streams.partition_state import PartitionState, PartitionStates
-from streams.sinks import MemorySink
+from memstream.core.embedding import HashingEmbedder
+from memstream.infra.settings import Settings
+from memstream.schemas.envelope import decode
+from memstream.streams.learning import Learning
+from memstream.streams.maintenance import Maintenance
+from memstream.streams.partition_state import PartitionState, PartitionStates
+from memstream.streams.sinks import MemorySink
 
 T0 = datetime(2024, 1, 1, 9, tzinfo=UTC)
 NS = "acme"
@@ -98,7 +98,7 @@ def test_a_failing_cycle_is_reported_not_raised(monkeypatch: pytest.MonkeyPatch)
     async def broken(*_a: Any, **_kw: Any) -> Any:
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr("streams.maintenance.run_cycle", broken)
+    monkeypatch.setattr("memstream.streams.maintenance.run_cycle", broken)
     asyncio.run(maintenance.before(state, NS, T0 + timedelta(days=3)))
     [failure] = [decode(r.value) for r in sink.on(WORKFLOWS)]
     assert failure.payload.outcome == "failure" and "disk full" in (failure.payload.detail or "")

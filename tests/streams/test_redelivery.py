@@ -8,12 +8,12 @@ from collections import Counter
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from core.embedding import HashingEmbedder
-from infra.settings import Settings
-from schemas import ConversationTurn, decode, encode, make_event
-from streams.app import create_app
-from streams.partition_state import PartitionState
-from streams.sinks import MemorySink
+from memstream.core.embedding import HashingEmbedder
+from memstream.infra.settings import Settings
+from memstream.schemas import ConversationTurn, decode, encode, make_event
+from memstream.streams.app import create_app
+from memstream.streams.partition_state import PartitionState
+from memstream.streams.sinks import MemorySink
 
 T0 = datetime(2024, 3, 1, 9, tzinfo=UTC)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from projections.audit import _summary
+from memstream.projections.audit import _summary
 
 
 def test_supersede_names_its_successor() -> None:

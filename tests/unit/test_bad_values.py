@@ -12,12 +12,12 @@ from typing import Any
 import orjson
 import pytest
 
-from consumers.producer import AsyncProducer, turn_event
-from infra.settings import Settings
-from schemas import ConversationTurn, EventValidationError, decode
-from schemas.envelope import Envelope, reject_non_finite, validated
-from schemas.ids import derived_id
-from streams.deadletter import (
+from memstream.consumers.producer import AsyncProducer, turn_event
+from memstream.infra.settings import Settings
+from memstream.schemas import ConversationTurn, EventValidationError, decode
+from memstream.schemas.envelope import Envelope, reject_non_finite, validated
+from memstream.schemas.ids import derived_id
+from memstream.streams.deadletter import (
     MAX_KEPT_KEY,
     MAX_KEPT_ORIGINAL,
     dead_letter_from,

@@ -2,7 +2,13 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from core.buffer_policy import BufferConfig, due_on_clock, flush_order, quiet, trigger_on_append
+from memstream.core.buffer_policy import (
+    BufferConfig,
+    due_on_clock,
+    flush_order,
+    quiet,
+    trigger_on_append,
+)
 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
 CFG = BufferConfig(max_turns=3, max_age=timedelta(minutes=10), idle_seconds=5)

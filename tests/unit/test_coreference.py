@@ -7,10 +7,10 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from core.extract.coreference import Session, Where, resolve
-from core.extract.mentions import mentions
-from core.facts import TurnView
-from core.rule_extractor import extract_rules
+from memstream.core.extract.coreference import Session, Where, resolve
+from memstream.core.extract.mentions import mentions
+from memstream.core.facts import TurnView
+from memstream.core.rule_extractor import extract_rules
 
 T0 = datetime(2024, 5, 8, 9, 0, tzinfo=UTC)
 

@@ -5,8 +5,8 @@ from datetime import UTC, datetime
 from hypothesis import given
 from hypothesis import strategies as st
 
-from schemas import EventValidationError
-from streams.deadletter import dead_letter_from, decode_dead_letter, encode_dead_letter
+from memstream.schemas import EventValidationError
+from memstream.streams.deadletter import dead_letter_from, decode_dead_letter, encode_dead_letter
 
 
 @given(st.binary(max_size=200), st.none() | st.binary(max_size=20))

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.embedding import (
+from memstream.core.embedding import (
     Embedder,
     EmbedderUnavailable,
     HashingEmbedder,
@@ -228,7 +228,7 @@ def test_embedder_from_env_openai(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_embedder_for_builds_each_configured_kind() -> None:
-    from core.embedding import EMBEDDERS, WordLlamaEmbedder, embedder_for
+    from memstream.core.embedding import EMBEDDERS, WordLlamaEmbedder, embedder_for
 
     assert "wordllama" in EMBEDDERS
     assert embedder_for("hashing", dim=64).dim == 64
@@ -243,14 +243,14 @@ def test_embedder_for_builds_each_configured_kind() -> None:
 
 
 def test_settings_choose_the_embedder_and_it_is_built_once() -> None:
-    from infra.settings import load
-    from projections.factory import embedder
+    from memstream.infra.settings import load
+    from memstream.projections.factory import embedder
 
     settings = load(env={"MEMSTREAM_EMBEDDER": "wordllama"})
     assert embedder(settings) is embedder(settings)
     assert embedder(settings).name.startswith("wordllama")
     # the defaults, chosen on the development data: WordLlama retrieves, hashing gates
-    from projections.factory import gate_embedder
+    from memstream.projections.factory import gate_embedder
 
     assert embedder(load(env={})).name.startswith("wordllama")
     assert gate_embedder(load(env={})).name.startswith("hashing")

@@ -5,7 +5,7 @@ from datetime import UTC, datetime
 import orjson
 import pytest
 
-from schemas import (
+from memstream.schemas import (
     ConversationTurn,
     EventValidationError,
     Feedback,
@@ -14,8 +14,8 @@ from schemas import (
     encode,
     make_event,
 )
-from schemas.ids import derived_id, id_time, new_event_id
-from schemas.upcasters import upcast
+from memstream.schemas.ids import derived_id, id_time, new_event_id
+from memstream.schemas.upcasters import upcast
 
 T0 = datetime(2024, 5, 1, 9, 0, tzinfo=UTC)
 

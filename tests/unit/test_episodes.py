@@ -8,10 +8,10 @@ from datetime import UTC, datetime, timedelta
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.episodes import EPISODE_CHARS, episodes_for
-from core.facts import Fact
-from core.signals import scan
-from core.write_plan import BufferedTurn
+from memstream.core.episodes import EPISODE_CHARS, episodes_for
+from memstream.core.facts import Fact
+from memstream.core.signals import scan
+from memstream.core.write_plan import BufferedTurn
 
 T0 = datetime(2024, 5, 1, 9, tzinfo=UTC)
 LONG = (

@@ -26,8 +26,8 @@ from bench.eval_data import (
     load_questions,
     load_turns,
 )
-from consumers.ingest import parse_line
-from infra.settings import Settings
+from memstream.consumers.ingest import parse_line
+from memstream.infra.settings import Settings
 
 KINDS = ("single_hop", "multi_hop", "temporal", "open_domain")
 TURN_KEYS = ["namespace", "session_id", "turn_id", "role", "speaker", "text", "occurred_at"]

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.event_time import EARLIEST, TOO_EARLY, TOO_FAR_AHEAD, event_time_error
+from memstream.core.event_time import EARLIEST, TOO_EARLY, TOO_FAR_AHEAD, event_time_error
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 DAY = timedelta(days=1)

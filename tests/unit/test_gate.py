@@ -3,8 +3,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.gate import GateConfig, Neighbour, decide, reinforced_stability
-from core.merge import covers, merge_texts
+from memstream.core.gate import GateConfig, Neighbour, decide, reinforced_stability
+from memstream.core.merge import covers, merge_texts
 
 CFG = GateConfig()
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.hashing import content_hash, normalize
+from memstream.core.hashing import content_hash, normalize
 
 
 def test_normalize_folds_case_punctuation_and_space() -> None:

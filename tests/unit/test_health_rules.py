@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.health import Since, behind, past_end, reader_check, status, track
+from memstream.core.health import Since, behind, past_end, reader_check, status, track
 
 ENDS = {"t/0": 10, "t/1": 5}
 

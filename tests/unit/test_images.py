@@ -9,11 +9,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.extract.images import caption_of, shown, without_markers
-from core.facts import TurnView
-from core.rule_extractor import extract_rules
-from core.signals import scan
-from core.write_plan import BufferedTurn, source_text
+from memstream.core.extract.images import caption_of, shown, without_markers
+from memstream.core.facts import TurnView
+from memstream.core.rule_extractor import extract_rules
+from memstream.core.signals import scan
+from memstream.core.write_plan import BufferedTurn, source_text
 
 T0 = datetime(2023, 5, 8, 18, tzinfo=UTC)
 

@@ -16,9 +16,9 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 from aiokafka.admin import AIOKafkaAdminClient
 from faust.auth import SASLCredentials, SSLCredentials
 
-from consumers.auth import TOKEN_HEADER, bus_denial, header, parse_keys
-from infra.kafka_auth import client_options, faust_credentials
-from infra.settings import ConfigError, Settings, load
+from memstream.consumers.auth import TOKEN_HEADER, bus_denial, header, parse_keys
+from memstream.infra.kafka_auth import client_options, faust_credentials
+from memstream.infra.settings import ConfigError, Settings, load
 
 
 def _env(**values: str) -> Settings:

@@ -9,16 +9,16 @@ from typing import Any
 
 import pytest
 
-from core.embedding import HashingEmbedder
-from core.extract.slots import prefers_item
-from core.facts import Fact, TurnView
-from core.gate import GateConfig
-from core.memory_state import fold
-from core.namespace_memory import NamespaceMemory
-from core.rule_extractor import extract_rules
-from core.signals import scan
-from core.write_plan import BufferedTurn, Flush, plan_flush
-from schemas.envelope import Envelope
+from memstream.core.embedding import HashingEmbedder
+from memstream.core.extract.slots import prefers_item
+from memstream.core.facts import Fact, TurnView
+from memstream.core.gate import GateConfig
+from memstream.core.memory_state import fold
+from memstream.core.namespace_memory import NamespaceMemory
+from memstream.core.rule_extractor import extract_rules
+from memstream.core.signals import scan
+from memstream.core.write_plan import BufferedTurn, Flush, plan_flush
+from memstream.schemas.envelope import Envelope
 
 T0 = datetime(2024, 3, 1, 9, tzinfo=UTC)
 

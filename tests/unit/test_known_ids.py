@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from consumers.known_ids import MEMORY, QUERY, verdict
+from memstream.consumers.known_ids import MEMORY, QUERY, verdict
 
 _ns = st.text("abcxyz", min_size=1, max_size=3)
 

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from core.coactivation import (
+from memstream.core.coactivation import (
     CoactivationConfig,
     boost_partners,
     boosted_pairs,
@@ -17,14 +17,14 @@ from core.coactivation import (
     pairs,
     plan_recall,
 )
-from core.evolution import (
+from memstream.core.evolution import (
     EvolutionView,
     find_candidates,
     induction_candidates,
     memory_candidates,
     merge_candidates,
 )
-from core.qlearning import (
+from memstream.core.qlearning import (
     FeedbackView,
     QState,
     credit_weight,
@@ -33,8 +33,8 @@ from core.qlearning import (
     reward_of,
     utility_decay,
 )
-from core.tagging import Arrival, Tag, TagConfig, expire, on_memory, tags_after
-from core.tiers import (
+from memstream.core.tagging import Arrival, Tag, TagConfig, expire, on_memory, tags_after
+from memstream.core.tiers import (
     SCHEME,
     TierView,
     entity_group_sizes,
@@ -42,7 +42,7 @@ from core.tiers import (
     tier_change,
     topical_entities,
 )
-from schemas.events import Feedback
+from memstream.schemas.events import Feedback
 
 AT = datetime(2024, 6, 1, 12, tzinfo=UTC)
 

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from core.lifecycle import (
+from memstream.core.lifecycle import (
     STEPS,
     Action,
     LifecycleConfig,
@@ -28,8 +28,8 @@ from core.lifecycle import (
     plan_summaries,
     retention,
 )
-from core.memory_state import MemoryState
-from core.qlearning import utility_decay
+from memstream.core.memory_state import MemoryState
+from memstream.core.qlearning import utility_decay
 
 AT = datetime(2024, 6, 1, 12, tzinfo=UTC)
 CFG = LifecycleConfig()

@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from consumers.mcp_link import LinkError, WorkerLink, bearer, choose_namespace
-from consumers.mcp_resources import top_memories_markdown
-from consumers.mcp_tools import why
-from infra.settings import Settings
+from memstream.consumers.mcp_link import LinkError, WorkerLink, bearer, choose_namespace
+from memstream.consumers.mcp_resources import top_memories_markdown
+from memstream.consumers.mcp_tools import why
+from memstream.infra.settings import Settings
 
 
 def test_a_configured_namespace_is_the_only_one() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.embedding import HashingEmbedder
+from memstream.core.embedding import HashingEmbedder
 from tests.unit.test_write_plan import run
 
 

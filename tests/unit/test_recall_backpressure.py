@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
-from consumers.http_api import ApiService
-from consumers.recall import RecallService
-from consumers.recall_pool import RecallBusy, RecallPool
-from core.embedding import HashingEmbedder
-from core.sparse import BM25Encoder
-from infra.settings import Settings
-from projections.retrieval import CollectionSpec, EdgeRetrievalStore
+from memstream.consumers.http_api import ApiService
+from memstream.consumers.recall import RecallService
+from memstream.consumers.recall_pool import RecallBusy, RecallPool
+from memstream.core.embedding import HashingEmbedder
+from memstream.core.sparse import BM25Encoder
+from memstream.infra.settings import Settings
+from memstream.projections.retrieval import CollectionSpec, EdgeRetrievalStore
 
 
 def _blocker(gate: threading.Event, started: threading.Semaphore) -> object:

@@ -9,11 +9,11 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 import pytest
 
-from consumers.recall import known_and_not_over
-from core.fusion import Part, convex_fusion, fuse_parts, ranked
-from core.memory_state import MemoryState
-from core.mmr import mmr
-from core.scoring import Scored
+from memstream.consumers.recall import known_and_not_over
+from memstream.core.fusion import Part, convex_fusion, fuse_parts, ranked
+from memstream.core.memory_state import MemoryState
+from memstream.core.mmr import mmr
+from memstream.core.scoring import Scored
 
 NOW = datetime(2024, 6, 1, 12, tzinfo=UTC)
 
@@ -129,7 +129,7 @@ def test_as_of_keeps_what_was_known_and_not_over() -> None:
 
 
 def test_a_summary_is_folded_behind_its_members() -> None:
-    from core.mmr import folded
+    from memstream.core.mmr import folded
 
     scored = [_s("summary", 0.9), _s("m1", 0.8), _s("m2", 0.7), _s("other", 0.6), _s("lone", 0.85)]
     sources = {

@@ -8,10 +8,10 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from core.decompose import MAX_PARTS, decompose, rrf_merge
-from core.intent import PROFILES, classify, with_time_match
-from core.query_time import TimeRef, parse_time
-from core.recall_gate import should_retrieve
+from memstream.core.decompose import MAX_PARTS, decompose, rrf_merge
+from memstream.core.intent import PROFILES, classify, with_time_match
+from memstream.core.query_time import TimeRef, parse_time
+from memstream.core.recall_gate import should_retrieve
 
 NOW = datetime(2024, 3, 15, 12, tzinfo=UTC)  # a Friday
 
@@ -236,7 +236,7 @@ def test_rrf_merge_ties_go_to_best_rank_then_id() -> None:
 
 
 def test_coverage_is_the_share_of_content_words_found() -> None:
-    from core.recall_gate import coverage
+    from memstream.core.recall_gate import coverage
 
     assert coverage("Where does Ana live?", ["Ana lives in Porto"]) == 1.0  # stems match
     assert coverage("What kind of dog did Lena adopt?", ["Lena likes tea"]) == 0.25
@@ -245,7 +245,7 @@ def test_coverage_is_the_share_of_content_words_found() -> None:
 
 
 def test_nothing_relevant_needs_both_signals_under_their_floor() -> None:
-    from core.recall_gate import DEFAULT_FLOOR, Match, nothing_relevant
+    from memstream.core.recall_gate import DEFAULT_FLOOR, Match, nothing_relevant
 
     low_cos, low_cov = DEFAULT_FLOOR.cosine / 2, DEFAULT_FLOOR.coverage / 2
     assert nothing_relevant(Match(low_cos, low_cov))
@@ -291,7 +291,7 @@ def test_seasons_need_context_when_they_are_common_words(query: str) -> None:
 
 
 def test_a_named_time_moves_weight_to_event_time() -> None:
-    from core.intent import PROFILES, TIME_SHARE
+    from memstream.core.intent import PROFILES, TIME_SHARE
 
     now = datetime(2024, 10, 5, tzinfo=UTC)
     timed = classify("What did Maya do in May 2024?", now=now).profile

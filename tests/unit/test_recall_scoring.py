@@ -9,13 +9,13 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 import pytest
 
-from core.activation import activation, base_level, hebbian, pair, squash
-from core.intent import BASE_PROFILES, INTENT_KINDS, PROFILES
-from core.memory_state import MemoryState
-from core.mmr import mmr
-from core.recall_gate import ConfidenceThresholds, confidence
-from core.retention import RetentionParams, power_law, retention, weibull
-from core.scoring import (
+from memstream.core.activation import activation, base_level, hebbian, pair, squash
+from memstream.core.intent import BASE_PROFILES, INTENT_KINDS, PROFILES
+from memstream.core.memory_state import MemoryState
+from memstream.core.mmr import mmr
+from memstream.core.recall_gate import ConfidenceThresholds, confidence
+from memstream.core.retention import RetentionParams, power_law, retention, weibull
+from memstream.core.scoring import (
     COMPONENTS,
     Candidate,
     Scored,
@@ -322,8 +322,8 @@ def test_confidence_on_scored_sets() -> None:
 
 
 def test_event_time_match_reads_the_memorys_event_time_against_the_named_span() -> None:
-    from core.query_time import TimeRef
-    from core.scoring import event_time_match
+    from memstream.core.query_time import TimeRef
+    from memstream.core.scoring import event_time_match
 
     may = TimeRef(
         datetime(2024, 5, 1, tzinfo=UTC), datetime(2024, 6, 1, tzinfo=UTC), "during", "May"
@@ -351,7 +351,7 @@ def test_event_time_match_reads_the_memorys_event_time_against_the_named_span() 
 
 
 def test_a_named_month_puts_the_memory_of_that_month_first() -> None:
-    from core.intent import classify
+    from memstream.core.intent import classify
 
     now = datetime(2024, 9, 1, tzinfo=UTC)
     intent = classify("Where did Maya go hiking in May 2024?", now=now)

@@ -6,8 +6,8 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from core.facts import Fact, TurnView
-from core.rule_extractor import (
+from memstream.core.facts import Fact, TurnView
+from memstream.core.rule_extractor import (
     detect_slot,
     extract_rules,
     find_entities,

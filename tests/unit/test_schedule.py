@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.schedule import boundary_at, due_boundary
+from memstream.core.schedule import boundary_at, due_boundary
 
 DAY = timedelta(days=1)
 

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from infra.settings import ConfigError, Settings, load
+from memstream.infra.settings import ConfigError, Settings, load
 
 
 def test_env_overrides_file(tmp_path: Path) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from core.signals import (
+from memstream.core.signals import (
     DEFAULT_CONFIG,
     FILTER_FLAGS,
     MAX_DIGIT_MARKERS,

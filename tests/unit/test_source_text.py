@@ -8,18 +8,24 @@ import tempfile
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from core.embedding import HashingEmbedder
-from core.facts import Fact
-from core.gate import GateConfig
-from core.namespace_memory import NamespaceMemory
-from core.signals import scan
-from core.sparse import BM25Encoder
-from core.write_plan import SOURCE_TEXT_CHARS, BufferedTurn, Flush, plan_flush, source_text
-from projections.port import LogRecord
-from projections.qdrant_projection import QdrantProjection, source_text_after
-from projections.retrieval import CollectionSpec, EdgeRetrievalStore
-from schemas import encode
-from schemas.envelope import Envelope
+from memstream.core.embedding import HashingEmbedder
+from memstream.core.facts import Fact
+from memstream.core.gate import GateConfig
+from memstream.core.namespace_memory import NamespaceMemory
+from memstream.core.signals import scan
+from memstream.core.sparse import BM25Encoder
+from memstream.core.write_plan import (
+    SOURCE_TEXT_CHARS,
+    BufferedTurn,
+    Flush,
+    plan_flush,
+    source_text,
+)
+from memstream.projections.port import LogRecord
+from memstream.projections.qdrant_projection import QdrantProjection, source_text_after
+from memstream.projections.retrieval import CollectionSpec, EdgeRetrievalStore
+from memstream.schemas import encode
+from memstream.schemas.envelope import Envelope
 
 T0 = datetime(2024, 3, 1, 9, tzinfo=UTC)
 TURN = (

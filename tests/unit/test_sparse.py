@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.sparse import BM25Encoder, SparseVector, token_index
-from core.tokens import Tokenizer
+from memstream.core.sparse import BM25Encoder, SparseVector, token_index
+from memstream.core.tokens import Tokenizer
 
 PINNED_COFFEE = 1198090908
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from core.embedding import HashingEmbedder
-from core.facts import Fact
-from core.gate import GateConfig
-from core.memory_state import fold
-from core.namespace_memory import NamespaceMemory
-from core.signals import scan
-from core.write_plan import BufferedTurn, Flush, plan_flush
+from memstream.core.embedding import HashingEmbedder
+from memstream.core.facts import Fact
+from memstream.core.gate import GateConfig
+from memstream.core.memory_state import fold
+from memstream.core.namespace_memory import NamespaceMemory
+from memstream.core.signals import scan
+from memstream.core.write_plan import BufferedTurn, Flush, plan_flush
 
 T0 = datetime(2024, 3, 1, 9, tzinfo=UTC)
 

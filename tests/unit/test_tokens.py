@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.tokens import ENGLISH_STOPWORDS, Tokenizer, light_stem, tokenize
+from memstream.core.tokens import ENGLISH_STOPWORDS, Tokenizer, light_stem, tokenize
 
 
 def test_lowercases_and_splits_on_non_word_characters() -> None:

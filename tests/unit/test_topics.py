@@ -1,7 +1,7 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.topics import topic_key
+from memstream.core.topics import topic_key
 
 
 def test_paraphrases_share_a_topic() -> None:
@@ -35,7 +35,7 @@ def test_clusters_never_raise_on_any_sequence_of_searches(
 ) -> None:
     # the poison query: a stopword-only search seeded after a restart used to make every
     # later search of the namespace divide by zero, stalling the projection
-    from core.topics import TopicClusters
+    from memstream.core.topics import TopicClusters
 
     clusters = TopicClusters()
     for action, query in steps:
@@ -47,7 +47,7 @@ def test_clusters_never_raise_on_any_sequence_of_searches(
 
 
 def test_a_stopword_query_seeded_after_restart_is_harmless() -> None:
-    from core.topics import TopicClusters
+    from memstream.core.topics import TopicClusters
 
     clusters = TopicClusters()
     clusters.seed("ns", "(none)", "where")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from consumers.worker_api import NEEDS_KEY, WorkerApiError, checked, refusal
+from memstream.consumers.worker_api import NEEDS_KEY, WorkerApiError, checked, refusal
 
 
 def answer(status: int, message: str = "m") -> httpx.Response:

@@ -5,16 +5,16 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from core.embedding import HashingEmbedder
-from core.facts import TurnView
-from core.gate import GateConfig
-from core.memory_state import fold
-from core.namespace_memory import NamespaceMemory
-from core.rule_extractor import extract_rules
-from core.signals import scan
-from core.write_plan import BufferedTurn, Flush, covered_turns, plan_flush
-from schemas import decode, encode
-from schemas.envelope import Envelope
+from memstream.core.embedding import HashingEmbedder
+from memstream.core.facts import TurnView
+from memstream.core.gate import GateConfig
+from memstream.core.memory_state import fold
+from memstream.core.namespace_memory import NamespaceMemory
+from memstream.core.rule_extractor import extract_rules
+from memstream.core.signals import scan
+from memstream.core.write_plan import BufferedTurn, Flush, covered_turns, plan_flush
+from memstream.schemas import decode, encode
+from memstream.schemas.envelope import Envelope
 
 T0 = datetime(2024, 3, 1, 9, tzinfo=UTC)
 SCRIPT = [

@@ -1,0 +1,103 @@
+"""HTTP routes for what an agent puts into every prompt: ``POST /v1/context`` (hot memory,
+the session's working set and the recall for a question, within a token budget) and
+``GET /v1/memory.md`` (the namespace's MEMORY.md). The block itself is computed by pure
+functions (core/hot_memory.py, core/context_block.py) from the memory projection."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aiohttp import web
+
+from memstream.consumers.http_api import json_response, read_json
+from memstream.core.context_block import assemble
+from memstream.core.hot_memory import _DONE, HotBlock, HotConfig, build_hot
+from memstream.schemas.errors import EventValidationError
+
+_COLUMNS = (
+    "memory_id, text, category, kind, status, slot, subject, importance, q_value, "
+    "valid_from, valid_until, created_at, updated_at, session_id"
+)
+
+# Bounded candidate rows per section, so the call costs the same at 100 or 100k memories.
+_CANDIDATES = f"""
+WITH m AS (SELECT {_COLUMNS} FROM memories WHERE namespace = ? AND status = 'active'),
+u AS (SELECT memory_id, count(*) AS access_count FROM access_hits
+      WHERE namespace = ? GROUP BY memory_id),
+c AS (SELECT m.*, coalesce(u.access_count, 0) AS access_count FROM m LEFT JOIN u USING (memory_id))
+SELECT * FROM (SELECT * FROM c WHERE slot IS NOT NULL ORDER BY updated_at DESC, memory_id LIMIT 100)
+UNION SELECT * FROM (SELECT * FROM c WHERE category IN ('correction', 'principle', 'decision')
+                     ORDER BY importance DESC, memory_id LIMIT 40)
+UNION SELECT * FROM (SELECT * FROM c WHERE category = 'commitment'
+                     ORDER BY coalesce(valid_from, created_at) DESC, memory_id LIMIT 50)
+UNION SELECT * FROM (SELECT * FROM c WHERE category = 'preference'
+                     ORDER BY importance + q_value DESC, memory_id LIMIT 16)
+UNION SELECT * FROM (SELECT * FROM c WHERE category <> 'summary'
+                     ORDER BY coalesce(valid_from, created_at) DESC, memory_id LIMIT 12)
+UNION SELECT * FROM (SELECT * FROM c WHERE q_value >= 0.8 AND access_count >= 10
+                     ORDER BY q_value DESC, memory_id LIMIT 15)
+UNION SELECT * FROM (SELECT * FROM c WHERE session_id = ?
+                     ORDER BY updated_at DESC, memory_id LIMIT 30)
+UNION SELECT * FROM (SELECT * FROM c WHERE regexp_matches(text, ?)
+                     ORDER BY updated_at DESC, memory_id LIMIT 100)
+"""
+_NOW = "SELECT max(updated_at) AS now FROM memories WHERE namespace = ?"
+
+
+class ContextRoutes:
+    def __init__(self, memory: Any) -> None:
+        self.memory = memory  # MemoryRoutes: auth, the DuckDB query, the recall service
+
+    def register(self, app: web.Application) -> None:
+        app.router.add_post("/v1/context", self.context)
+        app.router.add_get("/v1/memory.md", self.memory_md)
+
+    async def hot(self, namespace: str, session_id: str | None) -> HotBlock:
+        # parameters in the order of the placeholders above
+        params = [namespace, namespace, session_id or "", "(?i)" + _DONE.pattern]
+        rows = await self.memory._query(_CANDIDATES, params)
+        now_rows = await self.memory._query(_NOW, [namespace])
+        now = now_rows[0]["now"] if now_rows else None
+        config = HotConfig(max_bytes=self.memory.settings.hot_max_bytes)
+        return build_hot(namespace, rows, now, config, session_id)
+
+    async def context(self, request: web.Request) -> web.Response:
+        async def run() -> web.Response:
+            body = await read_json(request)
+            ns = body.get("namespace") or body.get("user_id") or ""
+            if not isinstance(ns, str) or not ns:
+                raise EventValidationError("missing_field", "the namespace to read", "namespace")
+            self.memory.authorize(request, ns)
+            budget = body.get("budget", 1000)
+            if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
+                raise EventValidationError("out_of_range", "a positive token count", "budget")
+            session = body.get("session_id")
+            if session is not None and not isinstance(session, str):
+                raise EventValidationError("wrong_type", "a session id string", "session_id")
+            query = body.get("query")
+            if query is not None and (not isinstance(query, str) or not query.strip()):
+                raise EventValidationError("wrong_type", "a question, or leave it out", "query")
+            hot = await self.hot(ns, session)
+            recalled: list[dict[str, Any]] = []
+            query_id = None
+            if query:
+                service = self.memory.api.recall_service()
+                if service is not None:
+                    k = body.get("k", 10)
+                    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= 200:
+                        raise EventValidationError("out_of_range", "1 to 200", "k")
+                    result = (await service.recall(ns, query, k=k, session_id=session)).as_dict()
+                    recalled, query_id = result["results"], result["query_id"]
+            return json_response(assemble(hot, recalled, budget, query_id).as_dict())
+
+        response: web.Response = await self.memory._guard(request, run)
+        return response
+
+    async def memory_md(self, request: web.Request) -> web.Response:
+        async def run() -> web.Response:
+            ns = self.memory._query_namespace(request)
+            block = await self.hot(ns, request.query.get("session_id"))
+            return web.Response(text=block.markdown(), content_type="text/markdown")
+
+        response: web.Response = await self.memory._guard(request, run)
+        return response

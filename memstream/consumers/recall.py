@@ -1,0 +1,338 @@
+"""The recall service: gate, intent, hybrid search in the store, rescoring, MMR, confidence.
+
+The store does the tenant filtering (every search is scoped to one namespace by the
+store itself) and picks the candidates (dense + BM25, rank-fused); the pure core decides
+the order and explains it: ``core.fusion`` turns the two channels' scores into one
+relevance, ``core.scoring`` weighs it with the other components, ``core.mmr`` keeps the
+top k diverse (memories of one conversation turn count as repeats). Every recall publishes ``MemoryAccessed`` so access tracking,
+Q-learning and gap reports see it.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+
+from memstream.consumers.recall_pool import RecallPool
+from memstream.core.decompose import decompose
+from memstream.core.embedding import Embedder
+from memstream.core.fusion import Part, fuse_parts
+from memstream.core.intent import classify
+from memstream.core.memory_state import MemoryState, from_json
+from memstream.core.mmr import folded, mmr
+from memstream.core.recall_gate import (
+    MATCH_DEPTH,
+    Match,
+    confidence,
+    coverage,
+    nothing_relevant,
+    should_retrieve,
+)
+from memstream.core.scoring import Candidate, ScoringContext, score_all
+from memstream.core.sparse import BM25Encoder
+from memstream.projections.retrieval import Hit, RetrievalStore
+from memstream.schemas._fields import utc_now
+
+UsageLookup = Callable[[str, Sequence[str]], dict[str, tuple[int, datetime | None]]]
+PairLookup = Callable[[str, Sequence[str]], dict[tuple[str, str], int]]
+
+
+@dataclass(frozen=True, slots=True)
+class RecallHitView:
+    memory_id: str
+    text: str
+    score: float
+    explain: dict[str, Any]
+    source_turn_ids: list[str]
+    category: str
+    status: str
+    created_at: str
+    session_id: str | None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "memory_id": self.memory_id,
+            "text": self.text,
+            "score": self.score,
+            "explain": self.explain,
+            "source_turn_ids": self.source_turn_ids,
+            "category": self.category,
+            "status": self.status,
+            "created_at": self.created_at,
+            "session_id": self.session_id,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class RecallResult:
+    query_id: str
+    namespace: str
+    query: str
+    results: list[RecallHitView]
+    confidence: str
+    intent: str
+    skipped_reason: str | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "query_id": self.query_id,
+            "namespace": self.namespace,
+            "query": self.query,
+            "confidence": self.confidence,
+            "intent": self.intent,
+            "skipped_reason": self.skipped_reason,
+            "results": [r.as_dict() for r in self.results],
+        }
+
+
+Publisher = Callable[[str, str, str, list[tuple[str, float]], datetime, float], Awaitable[None]]
+
+
+class RecallService:
+    def __init__(
+        self,
+        store: RetrievalStore,
+        embedder: Embedder,
+        sparse: BM25Encoder,
+        *,
+        usage: UsageLookup | None = None,
+        pairs: PairLookup | None = None,
+        publish: Publisher | None = None,
+        pool: RecallPool | None = None,
+    ) -> None:
+        self.store = store
+        self.pool = pool or RecallPool()
+        self.embedder = embedder
+        self.sparse = sparse
+        self.usage = usage
+        self.pairs = pairs
+        self.publish = publish
+        self._cache: dict[str, Any] = {}
+
+    def _vectors(self, texts: list[str], ids: list[str]) -> dict[str, Any]:
+        """Candidate vectors for MMR; memory texts repeat across recalls, so they are cached."""
+        missing = [t for t in dict.fromkeys(texts) if t not in self._cache]
+        if missing:
+            if len(self._cache) + len(missing) > 50_000:
+                self._cache.clear()
+            for text, vector in zip(missing, self.embedder.embed(missing), strict=True):
+                self._cache[text] = np.asarray(vector)
+        return {mid: self._cache[text] for mid, text in zip(ids, texts, strict=True)}
+
+    async def recall(
+        self,
+        namespace: str,
+        query: str,
+        *,
+        k: int = 10,
+        as_of: datetime | None = None,
+        include_superseded: bool = False,
+        session_id: str | None = None,
+        query_id: str | None = None,
+        now: datetime | None = None,
+        record: bool = True,
+        wait: bool = False,
+    ) -> RecallResult:
+        """Runs on the bounded recall pool: RecallBusy when it is full (unless ``wait``)."""
+        result = await self.pool.run(
+            lambda: self.recall_sync(
+                namespace,
+                query,
+                k=k,
+                as_of=as_of,
+                include_superseded=include_superseded,
+                session_id=session_id,
+                query_id=query_id,
+                now=now,
+            ),
+            wait=wait,
+        )
+        if record and self.publish is not None and result.intent != "none":
+            # Searches that found nothing are recorded too: they are what gap reports are made of.
+            await self.publish(
+                namespace,
+                result.query_id,
+                query,
+                [(r.memory_id, r.score) for r in result.results],
+                now or utc_now(),
+                result.details.get("top_relevance", 0.0),
+            )
+        return result
+
+    def recall_sync(
+        self,
+        namespace: str,
+        query: str,
+        *,
+        k: int = 10,
+        as_of: datetime | None = None,
+        include_superseded: bool = False,
+        session_id: str | None = None,
+        query_id: str | None = None,
+        now: datetime | None = None,
+    ) -> RecallResult:
+        qid = query_id or f"q-{uuid.uuid4().hex}"
+        now = now or as_of or utc_now()
+        gate = should_retrieve(query)
+        if not gate.retrieve:
+            return RecallResult(qid, namespace, query, [], "skipped", "none", gate.reason)
+        intent = classify(query, now=now)
+        profile = intent.profile
+        # An explicit as_of is a hard cut: what was known then (written by then) and not over
+        # by then (superseded since is included). A memory about something later (a plan,
+        # "the defence is on June 20") was known all the same, so its start bound does not
+        # cut it: that is for the validity score, like a time named in the query, which
+        # only informs the score (extracted validity dates are too rough to filter on).
+        superseded = include_superseded or intent.include_superseded or as_of is not None
+        statuses: tuple[str, ...] = ("active", "superseded") if superseded else ("active",)
+        point_in_time = as_of or intent.at
+        subqueries = decompose(query) or [query]
+        depth = max(profile.limit, k * 4)
+        parts: list[Part] = []
+        hits: dict[str, Hit] = {}
+        query_vectors = []
+        for sub in subqueries:
+            query_vectors.append(np.asarray(self.embedder.embed([sub])[0], dtype=np.float64))
+            found = self.store.search(
+                namespace,
+                query_vectors[-1],
+                self.sparse.encode_query(sub),
+                limit=depth,
+                statuses=statuses,
+            )
+            # The store's rank fusion picks the candidates; their order comes from the scores.
+            parts.append(
+                Part(
+                    [h.memory_id for h in found],
+                    {h.memory_id: h.dense.score for h in found if h.dense is not None},
+                    {h.memory_id: h.sparse.score for h in found if h.sparse is not None},
+                )
+            )
+            for h in found:
+                hits.setdefault(h.memory_id, h)
+        fused = fuse_parts(parts)
+        ids = [mid for mid, _ in fused]
+        if not ids:
+            return RecallResult(
+                qid,
+                namespace,
+                query,
+                [],
+                "skipped",
+                intent.kind,
+                "nothing found",
+                details={"subqueries": subqueries},
+            )
+        usage = self.usage(namespace, ids) if self.usage else {}
+        co_activation = self.pairs(namespace, ids) if self.pairs else {}
+        states = {mid: from_json(hits[mid].payload.extra["state"]) for mid in ids}
+        if as_of is not None:
+            fused = [(mid, r) for mid, r in fused if known_and_not_over(states[mid], as_of)]
+            ids = [mid for mid, _ in fused]
+        candidates = []
+        for mid, relevance in fused:
+            hit = hits[mid]
+            count, last = usage.get(mid, (0, None))
+            candidates.append(
+                Candidate.from_state(
+                    states[mid],
+                    relevance=relevance,
+                    dense_rank=hit.dense.rank if hit.dense else None,
+                    sparse_rank=hit.sparse.rank if hit.sparse else None,
+                    last_access=last,
+                    access_count=count,
+                )
+            )
+        context = ScoringContext(
+            now=now,
+            query_entities=frozenset(intent.entities),
+            session_id=session_id,
+            coactivation=co_activation,
+            at=point_in_time,
+            include_superseded="superseded" in statuses,
+            time=intent.time,
+        )
+        scored = score_all(candidates, context, profile)
+        vectors = self._vectors([states[mid].text for mid in ids], ids)
+        sources = {mid: states[mid].source_turn_ids for mid in ids}
+        derived = {mid for mid in ids if states[mid].category == "summary"}
+        top = mmr(scored, vectors, lambda_=0.7, k=k, sources=sources, derived=derived)
+        results = [
+            RecallHitView(
+                memory_id=s.memory_id,
+                text=states[s.memory_id].text,
+                score=round(s.score, 6),
+                explain={
+                    **s.explain,
+                    **{f"store.{key}": v for key, v in hits[s.memory_id].explain().items()},
+                },
+                source_turn_ids=list(states[s.memory_id].source_turn_ids),
+                category=states[s.memory_id].category,
+                status=states[s.memory_id].status,
+                created_at=states[s.memory_id].created_at.isoformat(),
+                session_id=states[s.memory_id].session_id,
+            )
+            for s in top
+        ]
+        match = self._match(query, query_vectors, top, vectors, states, hits)
+        gated = nothing_relevant(match)
+        return RecallResult(
+            qid,
+            namespace,
+            query,
+            results,
+            "skipped" if gated else confidence(top),
+            intent.kind,
+            "nothing relevant" if gated else None,
+            details={
+                "match": {"cosine": round(match.cosine, 6), "coverage": round(match.coverage, 6)},
+                "subqueries": subqueries,
+                "candidates": len(candidates),
+                "folded": folded(ids, derived, sources),
+                "cues": list(intent.cues),
+                # An absolute measure of how well the best answer matches (ranking scores are
+                # relative to the candidate set): the top result's dense cosine similarity.
+                "top_relevance": _dense_score(hits[top[0].memory_id]) if top else 0.0,
+            },
+        )
+
+    @staticmethod
+    def _match(
+        query: str,
+        query_vectors: Sequence[Any],
+        top: Sequence[Any],
+        vectors: dict[str, Any],
+        states: dict[str, MemoryState],
+        hits: dict[str, Hit],
+    ) -> Match:
+        """The absolute match of the top results (``core.recall_gate.nothing_relevant``)."""
+        shown = [s.memory_id for s in top[:MATCH_DEPTH]]
+        cosine = max(
+            (_cosine(q, vectors[mid]) for q in query_vectors for mid in shown if mid in vectors),
+            default=0.0,
+        )
+        documents = [states[mid].text for mid in shown] + [
+            str(hits[mid].payload.extra.get("source_text", "")) for mid in shown
+        ]
+        return Match(cosine, coverage(query, documents))
+
+
+def _cosine(a: Any, b: Any) -> float:
+    a, b = np.asarray(a, dtype=np.float64).ravel(), np.asarray(b, dtype=np.float64).ravel()
+    norm = float(np.linalg.norm(a) * np.linalg.norm(b))
+    return float(a @ b) / norm if a.size == b.size and norm > 0.0 and np.isfinite(norm) else 0.0
+
+
+def known_and_not_over(state: MemoryState, as_of: datetime) -> bool:
+    """Written by ``as_of`` and not invalidated (or ended) by then."""
+    return state.created_at <= as_of and (state.valid_until is None or as_of < state.valid_until)
+
+
+def _dense_score(hit: Hit) -> float:
+    return float(hit.dense.score) if hit.dense is not None else 0.0

@@ -1,0 +1,115 @@
+"""Cleaning a turn and cutting it into sentences and atomic claims."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from memstream.core.extract.gates import words_of, wordset
+
+# --- text cleaning and sentence splitting ------------------------------------------
+
+_QUOTES = str.maketrans({"’": "'", "‘": "'", "ʼ": "'", "`": "'", "“": '"', "”": '"'})
+_CODE_BLOCK = re.compile(r"```.*?(?:```|$)", re.S)
+_URL = re.compile(r"https?://\S+")
+_SPACES = re.compile(r"[ \t\f\v]+")
+_BULLET = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+")
+_BOUNDARY = re.compile(r"([.!?…]+)([\"')\]]*)(?=\s|$)")
+_ABBREVIATIONS = wordset(
+    "mr mrs ms dr prof sr jr st vs etc e.g i.e eg ie inc ltd co corp approx dept est fig no mt ft"
+)
+
+
+class _Blanks(dict[int, int | str]):
+    """``str.translate`` table turning emoji (So) and control characters (C*) other than the
+    newline into spaces. Filled in as characters turn up, so lookups mostly stay in C."""
+
+    def __missing__(self, code: int) -> int | str:
+        cat = unicodedata.category(chr(code))
+        value: int | str = " " if code != 10 and (cat == "So" or cat.startswith("C")) else code
+        if len(self) < 8192:  # bounded: text can hold any of ~1.1M code points
+            self[code] = value
+        return value
+
+
+_BLANKS = _Blanks()
+# Both at once: no quote is blanked and no blanked character is a quote.
+_QUOTES_AND_BLANKS = _Blanks(_QUOTES)
+
+
+def _clean(text: str) -> str:
+    if "```" in text:
+        text = _CODE_BLOCK.sub(" ", text)
+    # emoji and control characters carry no claims; control chars are also our sentinels
+    if text.isascii() and text.isprintable() and "`" not in text:
+        return text  # nothing here to change
+    if "://" not in text:
+        return text.translate(_QUOTES_AND_BLANKS)
+    return _URL.sub(" ", text.translate(_QUOTES)).translate(_BLANKS)
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of ``text``; newlines always end one, abbreviations and initials do not."""
+    out: list[str] = []
+    for line in _clean(text).split("\n"):
+        lead = line.lstrip()[:1]
+        if lead in ("-", "*", "•") or lead.isdecimal():
+            line = _BULLET.sub("", line)
+        if "  " in line or "\t" in line or "\f" in line or "\v" in line:
+            line = _SPACES.sub(" ", line)
+        line = line.strip()
+        start = 0
+        for m in _BOUNDARY.finditer(line):
+            if m.group(1) == ".":
+                words = line[start : m.start()].rsplit(None, 1)
+                token = words[-1].lower().strip("(\"'") if words else ""
+                initials = "." in token and all(
+                    len(p) <= 2 and p.isalpha() for p in token.split(".")
+                )
+                if (
+                    token in _ABBREVIATIONS
+                    or initials
+                    or (len(token) == 1 and token.isalpha() and token != "i")
+                ):
+                    continue
+            piece = line[start : m.end()].strip()
+            if piece:
+                out.append(piece)
+            start = m.end()
+        rest = line[start:].strip()
+        if rest:
+            out.append(rest)
+    return out
+
+
+# A clause boundary only where the right side starts with its own pronoun subject and the
+# left side already has one ("I love cats and I hate dogs", not "my sister and I went").
+_CLAUSE_SPLIT = re.compile(
+    # every alternative starts at a space, comma or semicolon: saying so first is much quicker
+    r"(?=[\s,;])(?:"
+    r"\s*;\s*|,?\s+(?:and|but|so|plus|and then|then|while|whereas)\s+(?=(?:I|i|[Ww]e)\b)|,\s*now\s+(?=(?:I|i|[Ww]e)\b)|,\s*but\s+|,\s*and\s+(?=(?:[Mm]y|[Oo]ur)\b)"
+    # a trailing verdict ("..., it was amazing") is its own (usually contentless) claim
+    r"|,\s*(?=(?:[Ii]t|[Tt]hat|[Tt]his)(?:'s|\s+(?:is|was|has|had|felt|feels|looks|looked|sounds|sounded))\b)"
+    # "my email is X and my phone is Y": the right side is plainly a clause of its own
+    r"|(?P<free>,?\s+and\s+(?=(?:[Mm]y|[Oo]ur)(?:\s+[\w'-]+){1,3}\s+(?:is|are|was|were)\b))"
+    r")"
+)
+# _CLAUSE_SPLIT cannot match without a semicolon, a comma or one of these words.
+_CLAUSE_WORDS = wordset("and but so plus then while whereas now")
+_HAS_SUBJECT = re.compile(r"\b(?:I|i|[Ww]e|[Hh]e|[Ss]he|[Tt]hey|[Ii]t|[Yy]ou)\b")
+
+
+def split_claims(sentence: str) -> list[str]:
+    """Atomic claims of one sentence (conjoined independent clauses become separate claims)."""
+    if ";" not in sentence and "," not in sentence and _CLAUSE_WORDS.isdisjoint(words_of(sentence)):
+        return [sentence.strip()] if sentence.strip() else []
+    claims: list[str] = []
+    start = 0
+    for m in _CLAUSE_SPLIT.finditer(sentence):
+        left = sentence[start : m.start()]
+        if m.group(0).strip() != ";" and m.group("free") is None and not _HAS_SUBJECT.search(left):
+            continue
+        claims.append(left)
+        start = m.end()
+    claims.append(sentence[start:])
+    return [c.strip() for c in claims if c.strip()]

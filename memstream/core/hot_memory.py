@@ -1,0 +1,376 @@
+"""Hot memory: the small block an agent always has in its prompt, without a query.
+
+A pure function of a namespace's active memories (rows of the memory projection, so it is
+rebuilt from the log like everything else) and the namespace's event-time "now":
+
+- identity: who the owner is (name, age, birthday, origin, e-mail, phone slots);
+- profile: where they live and work, diet, relationships, and their strongest preferences;
+- lessons: corrections, principles and decisions (at most 20; the least important drop);
+- recent: the last 10 events by event time;
+- tasks: open commitments (at most 10); one a later memory reports as done leaves;
+- hot: memories that proved useful (Q >= 0.8, used >= 10 times, younger than 30 days);
+- session (when a session is named): its working set, at most 9 memories of that session,
+  ranked by importance x recency x use.
+
+Rendered as Markdown under a hard byte cap (5 KB by default): when over, the lowest-ranked
+item of the least essential section goes first (hot, recent, lessons, tasks, profile,
+identity), so identity is the last thing ever cut.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from memstream.core.calendar_words import MONTH_NUMBERS, WEEKDAYS
+
+IDENTITY_SLOTS = ("name", "age", "birthday", "origin", "email", "phone")
+PROFILE_SLOTS = ("location", "employer", "job_title", "diet", "relationship_status")
+LESSON_CATEGORIES = ("correction", "principle", "decision")
+
+#: sections in render order; CUT_ORDER says which loses items first when over the cap
+SECTIONS = ("identity", "profile", "session", "tasks", "lessons", "recent", "hot")
+TITLES = {
+    "identity": "Identity",
+    "profile": "Profile",
+    "session": "This session",
+    "tasks": "Pending tasks",
+    "lessons": "Lessons",
+    "recent": "Recent events",
+    "hot": "Often useful",
+}
+CUT_ORDER = ("hot", "recent", "lessons", "session", "tasks", "profile", "identity")
+
+_DONE = re.compile(
+    r"\b(?:finished|completed|done with|did|submitted|sent|fixed|resolved|shipped|"
+    r"cancel(?:l)?ed|paid|returned|delivered|handed in|wrapped up)\b",
+    re.I,
+)
+_WORD = re.compile(r"[a-z0-9][a-z0-9'-]*[a-z0-9]|[a-z0-9]")
+_STOP = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "to",
+        "of",
+        "and",
+        "or",
+        "for",
+        "in",
+        "on",
+        "at",
+        "by",
+        "with",
+        "my",
+        "our",
+        "your",
+        "his",
+        "her",
+        "their",
+        "its",
+        "i",
+        "we",
+        "you",
+        "he",
+        "she",
+        "they",
+        "it",
+        "is",
+        "was",
+        "be",
+        "will",
+        "would",
+        "should",
+        "must",
+        "need",
+        "have",
+        "has",
+        "had",
+        "do",
+        "does",
+        "did",
+        "this",
+        "that",
+        "these",
+        "those",
+        "next",
+        "week",
+        "tomorrow",
+        "today",
+        "tonight",
+        "soon",
+        "later",
+        "going",
+        "gonna",
+        "want",
+        "plan",
+        "promise",
+        "promised",
+        "remind",
+        "me",
+        "up",
+    ]
+)
+
+
+@dataclass(frozen=True, slots=True)
+class HotConfig:
+    max_bytes: int = 5 * 1024
+    max_lessons: int = 20
+    max_recent: int = 10
+    max_tasks: int = 10
+    max_preferences: int = 8
+    max_hot: int = 15
+    max_session: int = 9
+    hot_min_q: float = 0.8
+    hot_min_access: int = 10
+    hot_max_age: timedelta = timedelta(days=30)
+
+
+@dataclass(frozen=True, slots=True)
+class HotItem:
+    memory_id: str
+    text: str
+    section: str
+    category: str
+    at: datetime | None = None
+
+
+@dataclass
+class HotBlock:
+    namespace: str
+    now: datetime | None
+    sections: dict[str, list[HotItem]] = field(default_factory=dict)
+    completed: dict[str, str] = field(default_factory=dict)  # task id -> the memory saying done
+    dropped: int = 0  # items cut to stay under the byte cap
+
+    @property
+    def ids(self) -> list[str]:
+        return [item.memory_id for name in SECTIONS for item in self.sections.get(name, [])]
+
+    def markdown(self) -> str:
+        return render(self)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "namespace": self.namespace,
+            "now": self.now.isoformat() if self.now else None,
+            "sections": {
+                name: [
+                    {"memory_id": i.memory_id, "text": i.text, "category": i.category}
+                    for i in self.sections.get(name, [])
+                ]
+                for name in SECTIONS
+            },
+            "completed_tasks": self.completed,
+            "dropped": self.dropped,
+            "bytes": len(render(self).encode()),
+        }
+
+
+# dates say nothing about which task a report is about
+_MONTHS = frozenset(
+    [*MONTH_NUMBERS, *WEEKDAYS, "morning", "evening", "afternoon", "night", "week", "month"]
+)
+
+
+def _words(text: str, common: frozenset[str] = frozenset()) -> set[str]:
+    # dates and the owner's name say nothing about which task a report is about
+    return {
+        w
+        for w in _WORD.findall(text.casefold())
+        if w not in _STOP
+        and w not in _MONTHS
+        and w not in common
+        and len(w) > 2
+        and not w.isdigit()
+    }
+
+
+def common_words(texts: Sequence[str], share: float = 0.3) -> frozenset[str]:
+    """Words in more than ``share`` of the texts (the owner's name, say), from 5 texts on."""
+    if len(texts) < 5:
+        return frozenset()
+    counts: dict[str, int] = {}
+    for text in texts:
+        for w in _words(text):
+            counts[w] = counts.get(w, 0) + 1
+    return frozenset(w for w, n in counts.items() if n > share * len(texts))
+
+
+def _when(row: Mapping[str, Any]) -> datetime | None:
+    value = row.get("valid_from") or row.get("created_at")
+    return value if isinstance(value, datetime) else None
+
+
+def _item(row: Mapping[str, Any], section: str) -> HotItem:
+    return HotItem(
+        str(row["memory_id"]), str(row["text"]), section, str(row.get("category")), _when(row)
+    )
+
+
+def completed_tasks(
+    tasks: Sequence[Mapping[str, Any]], others: Sequence[Mapping[str, Any]]
+) -> dict[str, str]:
+    """Task id -> id of a later memory that reports it done: a completion verb and at least
+    two of the task's content words (one when the task has only one), not counting words
+    common to most memories, dates and numbers."""
+    out: dict[str, str] = {}
+    common = common_words([str(r["text"]) for r in others])
+    reports = [r for r in others if _DONE.search(str(r["text"]))]
+    for task in tasks:
+        words = _words(str(task["text"]), common)
+        if not words:
+            continue
+        need = 1 if len(words) == 1 else 2
+        started = _when(task)
+        for report in reports:
+            at = _when(report)
+            if started is not None and at is not None and at < started:
+                continue
+            if report["memory_id"] != task["memory_id"] and len(
+                words & _words(str(report["text"]), common)
+            ) >= min(need, len(words)):
+                out[str(task["memory_id"])] = str(report["memory_id"])
+                break
+    return out
+
+
+def build_hot(
+    namespace: str,
+    rows: Iterable[Mapping[str, Any]],
+    now: datetime | None,
+    config: HotConfig = HotConfig(),
+    session_id: str | None = None,
+) -> HotBlock:
+    """The hot block of ``namespace`` from its active memory rows (any order, any number;
+    each row: memory_id, text, category, kind, slot, subject, importance, q_value,
+    access_count, valid_from, valid_until, created_at, updated_at)."""
+    active = sorted(
+        (r for r in rows if r.get("status", "active") == "active"),
+        key=lambda r: (str(r.get("updated_at") or ""), str(r["memory_id"])),
+    )
+    block = HotBlock(namespace, now)
+
+    # identity and profile: the newest memory per (subject, slot) -- older values were
+    # superseded already when the gate saw the update; this guards against leftovers
+    by_slot: dict[tuple[str, str], Mapping[str, Any]] = {}
+    for r in active:
+        if r.get("slot"):
+            by_slot[(str(r.get("subject") or ""), str(r["slot"]))] = r
+    block.sections["identity"] = [
+        _item(r, "identity")
+        for slot in IDENTITY_SLOTS
+        for (_s, sl), r in sorted(by_slot.items())
+        if sl == slot
+    ]
+    prefs = sorted(
+        (r for r in active if r.get("category") == "preference"),
+        key=lambda r: (-_rank(r), str(r["memory_id"])),
+    )[: config.max_preferences]
+    block.sections["profile"] = [
+        _item(r, "profile")
+        for slot in PROFILE_SLOTS
+        for (_s, sl), r in sorted(by_slot.items())
+        if sl == slot
+    ] + [_item(r, "profile") for r in prefs]
+
+    # a commitment's validity end is its due date: an overdue task is still pending (the
+    # lifecycle archives resolved or stale ones; then it is no longer active here)
+    tasks = [r for r in active if r.get("category") == "commitment"]
+    block.completed = completed_tasks(tasks, active)
+    open_tasks = sorted(
+        (t for t in tasks if str(t["memory_id"]) not in block.completed),
+        key=lambda r: (str(_when(r) or ""), str(r["memory_id"])),
+    )
+    block.sections["tasks"] = [_item(r, "tasks") for r in open_tasks[-config.max_tasks :]]
+
+    lessons = sorted(
+        (r for r in active if r.get("category") in LESSON_CATEGORIES),
+        key=lambda r: (-float(r.get("importance") or 0), str(r["memory_id"])),
+    )
+    block.sections["lessons"] = [_item(r, "lessons") for r in lessons[: config.max_lessons]]
+
+    recent = sorted(
+        (r for r in active if r.get("category") not in ("summary",) and _when(r) is not None),
+        key=lambda r: (str(_when(r)), str(r["memory_id"])),
+    )
+    block.sections["recent"] = [_item(r, "recent") for r in recent[-config.max_recent :]][::-1]
+
+    hot = [
+        r
+        for r in active
+        if float(r.get("q_value") or 0) >= config.hot_min_q
+        and int(r.get("access_count") or 0) >= config.hot_min_access
+        and (now is None or _when(r) is None or now - _when(r) <= config.hot_max_age)  # type: ignore[operator]
+    ]
+    hot.sort(key=lambda r: (-float(r.get("q_value") or 0), str(r["memory_id"])))
+    block.sections["hot"] = [_item(r, "hot") for r in hot[: config.max_hot]]
+
+    if session_id is not None:
+        mine = [r for r in active if r.get("session_id") == session_id]
+        mine.sort(key=lambda r: (-_working_score(r, now), str(r["memory_id"])))
+        block.sections["session"] = [_item(r, "session") for r in mine[: config.max_session]]
+
+    _dedupe(block)
+    _fit(block, config.max_bytes)
+    return block
+
+
+def _working_score(row: Mapping[str, Any], now: datetime | None) -> float:
+    """importance x recency x use: recency halves every 6 hours of event time."""
+    importance = float(row.get("importance") or 0.5)
+    at = row.get("updated_at") or _when(row)
+    hours = (now - at).total_seconds() / 3600 if now and isinstance(at, datetime) else 0.0
+    recency = 0.5 ** (max(0.0, hours) / 6)
+    use = 1.0 + min(int(row.get("access_count") or 0), 10) / 10
+    return float(importance * recency * use)
+
+
+def _rank(row: Mapping[str, Any]) -> float:
+    return float(row.get("importance") or 0.5) + float(row.get("q_value") or 0.5)
+
+
+def _dedupe(block: HotBlock) -> None:
+    """A memory appears once, in the first section (render order) that holds it."""
+    seen: set[str] = set()
+    for name in SECTIONS:
+        kept = []
+        for item in block.sections.get(name, []):
+            if item.memory_id not in seen:
+                seen.add(item.memory_id)
+                kept.append(item)
+        block.sections[name] = kept
+
+
+def _fit(block: HotBlock, max_bytes: int) -> None:
+    while len(render(block).encode()) > max_bytes:
+        for name in CUT_ORDER:
+            if block.sections.get(name):
+                block.sections[name].pop()
+                block.dropped += 1
+                break
+        else:
+            return  # nothing left to cut (the header alone fits any sane cap)
+
+
+def _line(text: str, limit: int = 300) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def render(block: HotBlock) -> str:
+    out = [f"# Memory of {block.namespace}"]
+    for name in SECTIONS:
+        items = block.sections.get(name, [])
+        if not items:
+            continue
+        out.append(f"\n## {TITLES[name]}")
+        for item in items:
+            when = f" ({item.at:%Y-%m-%d})" if name in ("recent", "tasks") and item.at else ""
+            out.append(f"- {_line(item.text)}{when}")
+    return "\n".join(out) + "\n"

@@ -1,0 +1,217 @@
+"""The memory-state reducer: the current state of a memory is a fold of its events.
+
+``apply`` is pure and total over memory-log events. Events carry absolute after-values
+(new Q, stability after, new text), so an immediately repeated event changes nothing.
+Consumers still track the log positions they applied (a repeat after later events
+must be skipped, not re-applied): that is what makes at-least-once delivery safe.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Any, Literal
+
+from memstream.schemas.envelope import Envelope
+from memstream.schemas.events import (
+    MemoryArchived,
+    MemoryCreated,
+    MemoryPinned,
+    MemoryReinforced,
+    MemoryRestored,
+    MemorySuperseded,
+    MemoryUpdated,
+    QValueUpdated,
+    SynapticTagged,
+    TagCaptured,
+    TagExpired,
+    TierChanged,
+)
+
+Status = Literal["active", "superseded", "archived"]
+
+INITIAL_STABILITY = 1.0
+INITIAL_Q = 0.5
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryState:
+    memory_id: str
+    namespace: str
+    session_id: str | None
+    text: str
+    category: str
+    kind: str
+    status: Status
+    tier: str
+    importance: float
+    confidence: float
+    arousal: float
+    stability: float
+    q_value: float
+    entities: tuple[str, ...]
+    valid_from: datetime | None
+    valid_until: datetime | None
+    content_hash: str
+    source_turn_ids: tuple[str, ...]
+    created_at: datetime
+    updated_at: datetime
+    pinned: bool = False
+    immutable: bool = False
+    subject: str | None = None
+    slot: str | None = None
+    superseded_by: str | None = None
+    merged_into: str | None = None
+    tagged_until: datetime | None = None
+    reinforcements: int = 0
+    last_q_update: datetime | None = None
+    version: int = 1
+    last_event_id: str = ""
+
+    @property
+    def active(self) -> bool:
+        return self.status == "active"
+
+
+def _merge_ids(old: tuple[str, ...], new: list[str]) -> tuple[str, ...]:
+    return old + tuple(i for i in new if i not in old)
+
+
+def created(env: Envelope[MemoryCreated]) -> MemoryState:
+    p = env.payload
+    return MemoryState(
+        memory_id=p.memory_id,
+        namespace=env.namespace,
+        session_id=env.session_id,
+        text=p.text,
+        category=p.category,
+        kind=p.kind,
+        status="active",
+        tier=p.tier,
+        importance=p.importance,
+        confidence=p.confidence,
+        arousal=p.arousal,
+        stability=INITIAL_STABILITY,
+        q_value=INITIAL_Q,
+        entities=tuple(p.entities),
+        valid_from=p.valid_from,
+        valid_until=p.valid_until,
+        content_hash=p.content_hash,
+        source_turn_ids=tuple(p.source_turn_ids),
+        created_at=env.occurred_at,
+        updated_at=env.occurred_at,
+        pinned=p.pinned,
+        subject=p.subject,
+        slot=p.slot,
+        last_event_id=env.event_id,
+    )
+
+
+def apply(state: MemoryState | None, env: Envelope[Any]) -> MemoryState | None:
+    """The state after ``env``; events about a memory not (yet) known leave it unknown."""
+    p = env.payload
+    if isinstance(p, MemoryCreated):
+        if state is not None and state.last_event_id == env.event_id:
+            return state
+        return created(env)
+    if state is None:
+        return None
+    at = env.occurred_at
+    if isinstance(p, MemoryUpdated):
+        # a user's edit replaces the text wholesale, so its entities replace the old ones;
+        # an update from extraction adds to what the memory already said
+        replaced = p.evidence.get("decision") == "user_edit"
+        state = replace(
+            state,
+            text=p.text,
+            content_hash=p.content_hash,
+            entities=tuple(p.entities) if replaced else _merge_ids(state.entities, p.entities),
+            source_turn_ids=_merge_ids(state.source_turn_ids, p.source_turn_ids),
+        )
+    elif isinstance(p, MemoryReinforced):
+        state = replace(
+            state,
+            stability=p.stability_after,
+            source_turn_ids=_merge_ids(state.source_turn_ids, p.source_turn_ids),
+            reinforcements=state.reinforcements + (0 if state.last_event_id == env.event_id else 1),
+        )
+    elif isinstance(p, MemorySuperseded):
+        state = replace(
+            state, status="superseded", valid_until=p.valid_until, superseded_by=p.superseded_by
+        )
+    elif isinstance(p, QValueUpdated):
+        state = replace(state, q_value=p.new_q, last_q_update=at)
+    elif isinstance(p, SynapticTagged):
+        state = replace(state, tagged_until=p.expires_at)
+    elif isinstance(p, TagCaptured):
+        state = replace(state, stability=p.stability_after, tagged_until=None)
+    elif isinstance(p, TagExpired):
+        state = replace(state, tagged_until=None)
+    elif isinstance(p, TierChanged):
+        state = replace(state, tier=p.to_tier)
+    elif isinstance(p, MemoryArchived):
+        state = replace(state, status="archived", merged_into=p.merged_into)
+    elif isinstance(p, MemoryRestored):
+        state = replace(state, status="active", merged_into=None)
+    elif isinstance(p, MemoryPinned):
+        state = replace(state, pinned=p.pinned, immutable=p.immutable)
+    else:  # DuplicateSkipped, TurnsExtracted: records of decisions that change no memory
+        return state
+    if state.last_event_id == env.event_id:
+        return state
+    return replace(
+        state,
+        updated_at=max(state.updated_at, at),
+        version=state.version + 1,
+        last_event_id=env.event_id,
+    )
+
+
+def memory_id_of(env: Envelope[Any]) -> str | None:
+    return getattr(env.payload, "memory_id", None)
+
+
+def fold(events: list[Envelope[Any]]) -> dict[str, MemoryState]:
+    """All memories after ``events`` (in log order)."""
+    states: dict[str, MemoryState] = {}
+    for env in events:
+        mid = memory_id_of(env)
+        if mid is None:
+            continue
+        new = apply(states.get(mid), env)
+        if new is not None:
+            states[mid] = new
+    return states
+
+
+_TIME_FIELDS = (
+    "valid_from",
+    "valid_until",
+    "created_at",
+    "updated_at",
+    "tagged_until",
+    "last_q_update",
+)
+
+
+def to_json(state: MemoryState) -> dict[str, Any]:
+    """A JSON-ready dict (datetimes as ISO strings, tuples as lists)."""
+    out: dict[str, Any] = {}
+    for name in state.__dataclass_fields__:
+        value = getattr(state, name)
+        if isinstance(value, datetime):
+            value = value.isoformat()
+        elif isinstance(value, tuple):
+            value = list(value)
+        out[name] = value
+    return out
+
+
+def from_json(data: dict[str, Any]) -> MemoryState:
+    values = dict(data)
+    for name in _TIME_FIELDS:
+        if values.get(name) is not None:
+            values[name] = datetime.fromisoformat(values[name])
+    values["entities"] = tuple(values.get("entities") or ())
+    values["source_turn_ids"] = tuple(values.get("source_turn_ids") or ())
+    return MemoryState(**values)

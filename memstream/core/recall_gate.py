@@ -1,0 +1,136 @@
+"""The two gates around retrieval: is a query worth a lookup, and is the result worth showing.
+
+Before: ``should_retrieve`` skips blank text, greetings and acknowledgements ("hi", "ok",
+"thanks", "sounds good"), slash commands ("/help") and texts under three characters,
+reusing the signal scanner's trivial-message detection so the read and write sides agree
+on what chit-chat is. Everything else retrieves, including texts the scanner would not
+store (code, very long text, markup): a question about code can still need memories.
+
+After: ``confidence`` reads the best score and its gap to the rest (the mean of the next
+``RUNNERS_UP``; 0 when there is none)::
+
+    no candidates or top < skip_below (0.50)         -> "skipped"     nothing to inject
+    top >= full_at (0.62) or gap >= clear_gap (0.12) -> "full"        inject the recall
+    otherwise                                        -> "abbreviated" inject the top few
+
+A large gap means one memory clearly answers even when its absolute score is modest.
+Calibration: relevance in ``core.scoring`` is relative to the candidate set, so the top
+candidate always brings its full relevance weight (0.40 in the general profile) and the
+memory itself decides the rest. Under the general profile with neutral Q and importance,
+a warm memory (used yesterday) scores ~0.69 and a fresh unused one ~0.64 (full), a
+400-day-old unused one ~0.55 (abbreviated); an entity-profile query whose best memory
+does not mention the entity and is stale lands near 0.45 (skipped). Those scores are
+relative to the candidate set (its best relevance is 1 whatever it matched), so they cannot
+tell an off-topic recall from a good one.
+
+"Nothing relevant" is therefore an absolute test on the top results (``nothing_relevant``),
+before any of the above: the best dense cosine between the query and the top
+``MATCH_DEPTH`` results, and the share of the query's content words (stemmed, stopwords
+out) that any of them contains, in its text or its source turns. Both under their floor
+means no memory speaks of what is asked: "skipped", reason "nothing relevant". Chosen on
+the development data only (BEAM dev conversations and the own set, with each set's
+questions also asked of the other set's namespaces as off-topic probes): with the hashing
+embedder, cosine < 0.22 and coverage < 0.25 skipped 1% of the own set's questions and none
+of BEAM dev's, and 54% / 32% of the questions asked of the other set's conversations (long
+conversations share many words with any question: the floor stays low on purpose). Questions on the topic of a
+conversation whose detail was never said (BEAM's abstention questions) share its words and
+pass: telling those apart needs a reader, not a retrieval score.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final, Literal
+
+from memstream.core.scoring import Scored
+from memstream.core.signal_patterns import SLASH_COMMAND_RE
+from memstream.core.signals import scan
+from memstream.core.tokens import STEMMING_TOKENIZER, Tokenizer
+
+Confidence = Literal["full", "abbreviated", "skipped"]
+RUNNERS_UP: Final = 4
+MATCH_DEPTH: Final = 5  # top results the absolute relevance test looks at
+
+
+@dataclass(frozen=True, slots=True)
+class GateResult:
+    retrieve: bool
+    reason: str  # "query", or why not: "empty", "slash_command", "trivial", "too_short"
+
+
+def should_retrieve(query: str) -> GateResult:
+    """Whether ``query`` should trigger recall. Total over strings."""
+    stripped = query.strip()
+    if not stripped:
+        return GateResult(False, "empty")
+    if SLASH_COMMAND_RE.match(stripped.lower()):
+        return GateResult(False, "slash_command")
+    record = scan(query)
+    for flag in ("trivial", "too_short"):
+        if record.flagged(flag):
+            return GateResult(False, flag)
+    return GateResult(True, "query")
+
+
+@dataclass(frozen=True, slots=True)
+class ConfidenceThresholds:
+    skip_below: float = 0.50
+    full_at: float = 0.62
+    clear_gap: float = 0.12
+
+
+DEFAULT_THRESHOLDS: Final = ConfidenceThresholds()
+
+
+def confidence(
+    scored_list: Sequence[Scored], thresholds: ConfidenceThresholds = DEFAULT_THRESHOLDS
+) -> Confidence:
+    """How much of a recall to use, from its best score and that score's lead."""
+    ranked = sorted((s.score for s in scored_list if math.isfinite(s.score)), reverse=True)
+    if not ranked or ranked[0] < thresholds.skip_below:
+        return "skipped"
+    top, rest = ranked[0], ranked[1 : 1 + RUNNERS_UP]
+    gap = top - math.fsum(x / len(rest) for x in rest)  # divided first: no overflow
+    if top >= thresholds.full_at or gap >= thresholds.clear_gap:
+        return "full"
+    return "abbreviated"
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """How well the top results match the query, in absolute terms."""
+
+    cosine: float  # best dense cosine between the query and a top result
+    coverage: float  # share of the query's content words some top result contains
+
+
+@dataclass(frozen=True, slots=True)
+class RelevanceFloor:
+    cosine: float = 0.22
+    coverage: float = 0.25
+
+
+DEFAULT_FLOOR: Final = RelevanceFloor()
+
+
+def coverage(
+    query: str, documents: Sequence[str], tokenizer: Tokenizer = STEMMING_TOKENIZER
+) -> float:
+    """Share of the query's distinct content words (stemmed) that begin a word of any of
+    ``documents`` ("run" finds "running"); 1.0 for a query without content words (nothing
+    to miss). A prefix test over the folded text: the documents are never tokenised, so a
+    recall pays microseconds for it, not milliseconds."""
+    wanted = set(tokenizer(query))
+    if not wanted:
+        return 1.0
+    blob = "\n".join(dict.fromkeys(documents)).casefold()
+    found = sum(1 for w in wanted if re.search(r"(?<!\w)" + re.escape(w), blob))
+    return found / len(wanted)
+
+
+def nothing_relevant(match: Match, floor: RelevanceFloor = DEFAULT_FLOOR) -> bool:
+    """No top result is close to the query in meaning, nor shares enough of its words."""
+    return match.cosine < floor.cosine and match.coverage < floor.coverage

@@ -1,0 +1,446 @@
+"""Turning one flushed session buffer into memory-log events.
+
+``plan_flush`` is deterministic: the same buffer, extraction result and namespace state
+give the same events with the same ids (ids derive from what caused them, times are
+event times). It advances the ``NamespaceMemory`` it is given as it decides, so a fact
+later in the batch sees the ones before it; the events it returns are exactly what a
+fold of the log will apply, so replaying the log rebuilds the same index.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from memstream.core.extract.images import QUIET_FILTERS, with_caption
+from memstream.core.extract.slots import prefers_item
+from memstream.core.facts import Fact, TurnView
+from memstream.core.gate import GateConfig, GateDecision, decide, reinforced_stability
+from memstream.core.hashing import content_hash
+from memstream.core.merge import covers, merge_texts
+from memstream.core.namespace_memory import NamespaceMemory
+from memstream.core.signals import SignalRecord
+from memstream.core.tagging import Arrival, Tag, TagConfig, is_flashbulb, on_memory
+from memstream.schemas.envelope import DEFAULT_LIMITS, Envelope, Limits, make_event
+from memstream.schemas.errors import EventValidationError
+from memstream.schemas.events import (
+    DuplicateSkipped,
+    Extraction,
+    MemoryCreated,
+    MemoryReinforced,
+    MemorySuperseded,
+    MemoryUpdated,
+    Role,
+    SynapticTagged,
+    TagCaptured,
+    TagExpired,
+    TurnsExtracted,
+    TurnSignal,
+)
+from memstream.schemas.ids import derived_id
+
+SCANNER_VERSION = "signals-v1"
+#: Characters of the source turns a new or updated memory carries in its evidence
+#: (``source_text``), for the lexical index: a memory is a sentence cut from a turn, and a
+#: question often uses the turn's other words ("what profession do I work in" against
+#: "User is trying to decide where to start with probability", said by a teacher).
+SOURCE_TEXT_CHARS = 2000
+
+
+@dataclass(frozen=True, slots=True)
+class BufferedTurn:
+    event_id: str
+    turn_id: str
+    role: Role
+    speaker: str
+    text: str
+    occurred_at: datetime
+    signal: SignalRecord
+    image: str | None = None  # the caption of a photo the turn shares (core/extract/images.py)
+
+    @property
+    def skipped(self) -> bool:
+        # "Look!" with a photo says something: the photo
+        return self.signal.level == "SKIP" and not (
+            self.image and set(self.signal.filters) <= QUIET_FILTERS
+        )
+
+    def view(self, session_id: str | None) -> TurnView:
+        """What an extractor reads of this turn."""
+        return TurnView(
+            turn_id=self.turn_id,
+            role=self.role,
+            speaker=self.speaker,
+            text=self.text,
+            occurred_at=self.occurred_at,
+            session_id=session_id,
+            image_caption=self.image,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Flush:
+    namespace: str
+    session_id: str | None
+    trigger: str
+    turns: tuple[BufferedTurn, ...]
+    facts: tuple[Fact, ...]
+    extraction: Extraction | None
+    fact_extractions: tuple[Extraction, ...] = ()  # per fact, when it differs (fallback)
+    llm_calls: int = 0
+    cost_usd: float = 0.0
+    producer: str = "write-path"
+
+
+def _turn_signal(t: BufferedTurn) -> TurnSignal:
+    return TurnSignal(
+        turn_id=t.turn_id,
+        event_id=t.event_id,
+        level=t.signal.level.value,  # type: ignore[arg-type]
+        reasons=list(t.signal.reasons),
+        importance=round(t.signal.importance.combined, 6),
+    )
+
+
+def plan_flush(
+    memory: NamespaceMemory,
+    flush: Flush,
+    gate: GateConfig,
+    limits: Limits = DEFAULT_LIMITS,
+    recorded_at: datetime | None = None,
+) -> list[Envelope[Any]]:
+    """``recorded_at`` is the shell's wall clock; left out, event time stands in (pure runs)."""
+    at = max(t.occurred_at for t in flush.turns)
+    recorded = recorded_at or at
+    head = make_event(
+        TurnsExtracted(
+            trigger=flush.trigger,  # type: ignore[arg-type]
+            turns=[_turn_signal(t) for t in flush.turns],
+            extraction=flush.extraction,
+            llm_calls=flush.llm_calls,
+            cost_usd=flush.cost_usd,
+            facts=len(flush.facts),
+            evidence={"scanner": SCANNER_VERSION},
+        ),
+        namespace=flush.namespace,
+        session_id=flush.session_id,
+        occurred_at=at,
+        causation_id=flush.turns[-1].event_id,
+        producer=flush.producer,
+        event_id=derived_id(at, "extracted", flush.namespace, *(t.event_id for t in flush.turns)),
+        recorded_at=recorded,
+        limits=limits,
+    )
+    events: list[Envelope[Any]] = [head]
+    by_turn = {t.turn_id: t for t in flush.turns}
+    rejected: list[dict[str, str]] = []
+    for i, fact in enumerate(flush.facts):
+        extraction = (
+            flush.fact_extractions[i] if i < len(flush.fact_extractions) else flush.extraction
+        )
+        try:
+            planned = _plan_fact(
+                memory, fact, i, head, by_turn, extraction, gate, flush.producer, limits, recorded
+            )
+        except EventValidationError as e:  # e.g. a model's fact too long for the log
+            rejected.append({"fact": fact.text[:200], "error": str(e)})
+            continue
+        for env in planned:
+            memory.apply(env)
+        events.extend(planned)
+    if rejected:
+        # Not silently dropped: the extraction record says which facts could not be stored.
+        evidence = dict(head.payload.evidence, rejected_facts=rejected)
+        events[0] = make_event(
+            TurnsExtracted(**{**_fields(head.payload), "evidence": evidence}),
+            namespace=head.namespace,
+            session_id=head.session_id,
+            occurred_at=head.occurred_at,
+            causation_id=head.causation_id,
+            producer=head.producer,
+            event_id=head.event_id,
+            recorded_at=recorded,
+            limits=limits,
+        )
+    return events
+
+
+def source_text(sources: Sequence[BufferedTurn], limit: int = SOURCE_TEXT_CHARS) -> str:
+    """The words of the turns a fact was extracted from, joined, at most ``limit`` characters
+    (cut at a word boundary)."""
+    text = " ".join(" ".join(with_caption(t.text, t.image).split()) for t in sources)
+    if len(text) <= limit:
+        return text
+    cut = text[:limit]
+    return cut.rsplit(" ", 1)[0] if " " in cut else cut
+
+
+def _fields(payload: TurnsExtracted) -> dict[str, Any]:
+    return {name: getattr(payload, name) for name in payload.__dataclass_fields__}
+
+
+def _plan_fact(
+    memory: NamespaceMemory,
+    fact: Fact,
+    index: int,
+    head: Envelope[TurnsExtracted],
+    by_turn: dict[str, BufferedTurn],
+    extraction: Extraction | None,
+    gate: GateConfig,
+    producer: str,
+    limits: Limits,
+    recorded_at: datetime,
+) -> list[Envelope[Any]]:
+    ns = memory.namespace
+    sources = [by_turn[t] for t in fact.source_turn_ids if t in by_turn]
+    at = max((t.occurred_at for t in sources), default=head.occurred_at)
+    turn_ids = list(fact.source_turn_ids)
+    turn_event_ids = [t.event_id for t in sources]
+    chash = content_hash(ns, fact.text)
+
+    def event(payload: Any, tag: str) -> Envelope[Any]:
+        return make_event(
+            payload,
+            namespace=ns,
+            session_id=head.session_id,
+            occurred_at=at,
+            causation_id=head.event_id,
+            producer=producer,
+            event_id=derived_id(at, "memory-event", head.event_id, str(index), tag),
+            recorded_at=recorded_at,
+            limits=limits,
+        )
+
+    existing = memory.active_hash(chash)
+    if existing is not None:
+        return [
+            event(
+                DuplicateSkipped(
+                    memory_id=existing,
+                    content_hash=chash,
+                    text=fact.text,
+                    source_turn_ids=turn_ids,
+                    evidence={
+                        "decision": "skip-duplicate",
+                        "reason": "same normalized content hash",
+                    },
+                ),
+                "duplicate",
+            )
+        ]
+
+    if extraction is not None and extraction.extractor == "episodes":
+        # what was said, kept as said: no similarity gate (core/episodes.py). Not every fact
+        # of kind "episode": a dated claim ("I moved to Porto last month") still meets the
+        # gate, so it can supersede what it changes.
+        decision = GateDecision("create", None, 0.0, "an episode: a turn no fact covers")
+    else:
+        vector = memory.embed(fact.text)
+        holder = memory.slot_holder(fact.subject, fact.slot, vector)
+        refines = holder is not None and covers(fact.text, holder.text)
+        decision = decide(memory.closest(vector), holder, gate, refines_slot=refines)
+    given_up = _given_up(memory, fact)
+    if decision.target_id in given_up and decision.action in ("update", "reinforce"):
+        # "prefers Rust over Go now" is close in words to "prefers Go", and ends it
+        decision = GateDecision(
+            "create", None, decision.similarity, f"{decision.reason}; the match is given up"
+        )
+    target = memory.states.get(decision.target_id) if decision.target_id else None
+    if decision.action in ("update", "supersede") and target is not None and target.immutable:
+        # a locked memory is never changed by extraction: the new fact stands beside it
+        decision = GateDecision(
+            "create", None, decision.similarity, f"{decision.reason}; the match is locked"
+        )
+    evidence = decision.evidence()
+
+    def ends(by: str) -> list[Envelope[Any]]:
+        """The memories this fact says were given up, superseded by ``by``."""
+        return [
+            event(
+                MemorySuperseded(
+                    memory_id=mid,
+                    superseded_by=by,
+                    valid_until=fact.valid_from or at,
+                    reason="given_up",
+                    evidence={
+                        "decision": "supersede",
+                        "reason": "the subject no longer prefers or uses it",
+                        "subject": fact.subject,
+                        "given_up": list(fact.replaces),
+                        "old_text": memory.states[mid].text,
+                        "new_text": fact.text,
+                    },
+                ),
+                f"given-up:{mid}",
+            )
+            for mid in given_up
+            if mid not in (by, decision.target_id if decision.action == "supersede" else None)
+        ]
+
+    if decision.action == "reinforce" and decision.target_id is not None:
+        before = memory.states[decision.target_id].stability
+        return [
+            event(
+                MemoryReinforced(
+                    memory_id=decision.target_id,
+                    stability_before=before,
+                    stability_after=reinforced_stability(before, gate),
+                    reason="gate",
+                    source_turn_ids=turn_ids,
+                    evidence={**evidence, "text": fact.text},
+                ),
+                "reinforce",
+            ),
+            *ends(decision.target_id),
+        ]
+    if decision.action == "update" and decision.target_id is not None:
+        old = memory.states[decision.target_id]
+        merged = merge_texts(old.text, fact.text)
+        return [
+            event(
+                MemoryUpdated(
+                    memory_id=old.memory_id,
+                    text=merged,
+                    previous_text=old.text,
+                    content_hash=content_hash(ns, merged),
+                    entities=list(fact.entities),
+                    source_turn_ids=turn_ids,
+                    evidence={
+                        **evidence,
+                        "new_text": fact.text,
+                        "source_text": source_text(sources),
+                    },
+                ),
+                "update",
+            ),
+            *ends(old.memory_id),
+        ]
+
+    memory_id = derived_id(at, "memory", ns, chash, head.event_id)
+    flashbulb_rule = is_flashbulb(max([0.0, *(t.signal.emotion.arousal for t in sources)]))
+    importance = max([fact.importance, *(t.signal.importance.combined for t in sources)])
+    arousal = max([0.0, *(t.signal.emotion.arousal for t in sources)])
+    created = event(
+        MemoryCreated(
+            memory_id=memory_id,
+            text=fact.text,
+            category=fact.category,
+            kind=fact.kind,
+            confidence=fact.confidence,
+            importance=round(min(max(importance, 0.9) if flashbulb_rule else importance, 1.0), 6),
+            arousal=round(min(arousal, 1.0), 6),
+            entities=list(fact.entities),
+            valid_from=fact.valid_from,
+            valid_until=fact.valid_until,
+            content_hash=chash,
+            source_turn_ids=turn_ids,
+            source_event_ids=turn_event_ids,
+            extraction=extraction,
+            subject=fact.subject,
+            slot=fact.slot,
+            pinned=flashbulb_rule,
+            evidence={
+                **evidence,
+                "signals": {t.turn_id: list(t.signal.reasons) for t in sources},
+                "source_text": source_text(sources),
+            },
+        ),
+        "create",
+    )
+    tags = _plan_tags(memory, created, event)
+    if decision.action != "supersede" or decision.target_id is None:
+        return [created, *tags, *ends(memory_id)]
+    return [
+        created,
+        *tags,
+        *ends(memory_id),
+        event(
+            MemorySuperseded(
+                memory_id=decision.target_id,
+                superseded_by=memory_id,
+                valid_until=fact.valid_from or at,
+                reason="contradiction",
+                evidence={
+                    **evidence,
+                    "subject": fact.subject,
+                    "slot": fact.slot,
+                    "new_text": fact.text,
+                },
+            ),
+            "supersede",
+        ),
+    ]
+
+
+def _given_up(memory: NamespaceMemory, fact: Fact) -> list[str]:
+    """Active memories of the fact's subject that prefer or use what the fact says was given
+    up ("prefers Rust over Go now" ends "prefers Go" and "uses Go for scripts")."""
+    if not fact.replaces or not fact.subject:
+        return []
+    return [
+        mid
+        for mid in memory.slot_holders(fact.subject, ("preference:", "tool:"))
+        if not memory.states[mid].immutable
+        and any(prefers_item(memory.states[mid].text, item) for item in fact.replaces)
+    ]
+
+
+def _plan_tags(
+    memory: NamespaceMemory, created: Envelope[MemoryCreated], event: Any
+) -> list[Envelope[Any]]:
+    """Synaptic tagging and capture within the session, at the new memory's event time."""
+    p = created.payload
+    at = created.occurred_at
+    config = TagConfig()
+    tags = [
+        Tag(s.memory_id, s.tagged_until - config.ttl, s.tagged_until, s.importance, s.stability)
+        for mid in sorted(memory.tagged)
+        if (s := memory.states[mid]).session_id == created.session_id and s.tagged_until is not None
+    ]
+    decision = on_memory(tags, Arrival(p.memory_id, p.importance, p.arousal), at, config)
+    out: list[Envelope[Any]] = []
+    for tag in decision.expired:
+        out.append(
+            event(
+                TagExpired(
+                    memory_id=tag.memory_id,
+                    evidence={"rule": "tag_ttl", "expired_at": tag.expires_at.isoformat()},
+                ),
+                f"expire:{tag.memory_id}",
+            )
+        )
+    for c in decision.captures:
+        out.append(
+            event(
+                TagCaptured(
+                    memory_id=c.memory_id,
+                    captured_by=p.memory_id,
+                    stability_before=c.stability_before,
+                    stability_after=c.stability_after,
+                    evidence=c.evidence(at),
+                ),
+                f"capture:{c.memory_id}",
+            )
+        )
+    if decision.new_tag is not None:
+        out.append(
+            event(
+                SynapticTagged(
+                    memory_id=p.memory_id,
+                    expires_at=decision.new_tag.expires_at,
+                    importance=p.importance,
+                    evidence={"rule": "weak_memory", **decision.evidence},
+                ),
+                "tag",
+            )
+        )
+    return out
+
+
+def covered_turns(events: Sequence[Envelope[Any]]) -> set[str]:
+    """Turn ids whose extraction is recorded by ``events`` (TurnsExtracted)."""
+    return {
+        t.turn_id for e in events if isinstance(e.payload, TurnsExtracted) for t in e.payload.turns
+    }

@@ -1,0 +1,526 @@
+"""The analytics projection: every topic into DuckDB, with the offsets it applied.
+
+One batch is one transaction: raw rows, derived rows, the memory fold and the new
+positions commit together, so a crash leaves either all of a batch or none of it and the
+runner resumes exactly after the last committed record. Rows go in as Arrow tables
+(``executemany`` is two orders of magnitude slower). Repeated event ids are dropped.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import hashlib
+import threading
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import orjson
+import pyarrow as pa
+
+from memstream.core.memory_state import MemoryState, apply
+from memstream.core.topics import TopicClusters
+from memstream.projections.duckdb_schema import TABLES, VIEWS
+from memstream.projections.port import ApplyStats, LogRecord, Projection
+from memstream.projections.user_sql import Statement, lock_down, memory_limit_sql
+from memstream.projections.user_sql import run as run_user_sql
+from memstream.schemas.envelope import DEFAULT_LIMITS, Envelope, Limits, decode
+from memstream.schemas.errors import EventValidationError
+from memstream.schemas.events import MemoryEdit
+from memstream.schemas.topics import BY_ROLE
+from memstream.streams.deadletter import decode_dead_letter
+
+MEMORY_FIELDS = [f.name for f in dataclasses.fields(MemoryState)]
+
+#: table -> primary key columns, for digests
+DIGEST_KEYS: dict[str, tuple[str, ...]] = {
+    **{
+        t: ("event_id",)
+        for t in (
+            "turns",
+            "access",
+            "feedback",
+            "workflows",
+            "recall_requests",
+            "recall_replies",
+            "memory_log",
+            "searches",
+        )
+    },
+    "access_hits": ("event_id", "memory_id"),
+    "memories": ("namespace", "memory_id"),
+    "dead_letters": ("topic", "log_partition", "log_offset"),
+    "projection_rejects": ("topic", "log_partition", "log_offset"),
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Digest:
+    positions: dict[tuple[str, int], int]
+    tables: dict[str, dict[str, str]]  # table -> primary key -> row hash
+
+
+def diff_digests(live: Digest, rebuilt: Digest, limit: int = 20) -> list[str]:
+    """Human-readable differences (empty when identical)."""
+    out: list[str] = []
+    for table in sorted(set(live.tables) | set(rebuilt.tables)):
+        a, b = live.tables.get(table, {}), rebuilt.tables.get(table, {})
+        for key in sorted(set(a) | set(b)):
+            if a.get(key) != b.get(key):
+                state = (
+                    "only live" if key not in b else "only rebuilt" if key not in a else "differs"
+                )
+                out.append(f"{table} {key}: {state}")
+                if len(out) >= limit:
+                    return [*out, "..."]
+    return out
+
+
+_TUPLE_FIELDS = {"entities", "source_turn_ids"}
+
+
+def _envelope_row(env: Envelope[Any], record: LogRecord) -> dict[str, Any]:
+    return {**env.header(), "log_partition": record.partition, "log_offset": record.offset}
+
+
+def _payload_json(env: Envelope[Any]) -> str:
+    return orjson.dumps(env.payload).decode()
+
+
+def _turn(env: Envelope[Any]) -> dict[str, Any]:
+    p = env.payload
+    return {"turn_id": p.turn_id, "role": p.role, "speaker": p.speaker, "text": p.text}
+
+
+def _access(env: Envelope[Any]) -> dict[str, Any]:
+    p = env.payload
+    return {
+        "query_id": p.query_id,
+        "query": p.query,
+        "top_score": p.top_score,
+        "result_count": len(p.memories),
+        "source": p.source,
+    }
+
+
+def _feedback(env: Envelope[Any]) -> dict[str, Any]:
+    p = env.payload
+    if isinstance(p, MemoryEdit):  # direct edits share the feedback topic
+        return {
+            "query_id": None,
+            "outcome": f"edit:{p.action}",
+            "reward": None,
+            "memory_ids": [p.memory_id],
+            "reason": p.reason,
+        }
+    return {
+        "query_id": p.query_id,
+        "outcome": p.outcome,
+        "reward": p.reward,
+        "memory_ids": list(p.memory_ids),
+        "reason": p.reason,
+    }
+
+
+def _workflow(env: Envelope[Any]) -> dict[str, Any]:
+    p = env.payload
+    return {"workflow": p.workflow, "outcome": p.outcome, "detail": p.detail}
+
+
+def _recall_request(env: Envelope[Any]) -> dict[str, Any]:
+    p = env.payload
+    return {"query_id": p.query_id, "query": p.query, "k": p.k}
+
+
+def _recall_reply(env: Envelope[Any]) -> dict[str, Any]:
+    p = env.payload
+    return {"query_id": p.query_id, "result_count": len(p.results), "error": p.error}
+
+
+def _memory(env: Envelope[Any]) -> dict[str, Any]:
+    return {"memory_id": getattr(env.payload, "memory_id", None)}
+
+
+#: role -> (table, typed columns of the payload)
+RAW: dict[str, tuple[str, Callable[[Envelope[Any]], dict[str, Any]]]] = {
+    "turns": ("turns", _turn),
+    "access": ("access", _access),
+    "feedback": ("feedback", _feedback),
+    "workflows": ("workflows", _workflow),
+    "recall_requests": ("recall_requests", _recall_request),
+    "recall_replies": ("recall_replies", _recall_reply),
+    "memory_log": ("memory_log", _memory),
+}
+
+
+def state_row(state: MemoryState) -> dict[str, Any]:
+    row = {name: getattr(state, name) for name in MEMORY_FIELDS}
+    for name in _TUPLE_FIELDS:
+        row[name] = list(row[name])
+    return row
+
+
+def state_from_row(row: dict[str, Any]) -> MemoryState:
+    values = {name: row[name] for name in MEMORY_FIELDS}
+    for name in _TUPLE_FIELDS:
+        values[name] = tuple(values[name] or ())
+    return MemoryState(**values)
+
+
+class DuckDBProjection(Projection):
+    name = "duckdb"
+
+    def __init__(
+        self,
+        path: str | Path,
+        topics: dict[str, str],
+        limits: Limits = DEFAULT_LIMITS,
+        *,
+        memory_limit: str | None = None,
+    ) -> None:
+        """``topics``: role -> topic name (see ``infra.topics.topic_names``).
+        ``memory_limit``: DuckDB's, for the whole database (user SQL included); set before
+        the configuration is locked."""
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self.con = duckdb.connect(self.path)
+        if memory_limit:
+            self.con.execute(memory_limit_sql(memory_limit))
+        self.con.execute(
+            "SET enable_external_access = false"
+        )  # the store needs no files beyond its own
+        self.roles = {name: role for role, name in topics.items()}
+        self.limits = limits
+        for table, columns in TABLES.items():
+            self.con.execute(f"CREATE TABLE IF NOT EXISTS {table} ({columns})")
+        # columns added after a file was created (a replay gives a fresh file anyway)
+        self.con.execute("ALTER TABLE memories ADD COLUMN IF NOT EXISTS immutable BOOLEAN")
+        for view, body in VIEWS.items():
+            self.con.execute(f"CREATE OR REPLACE VIEW {view} AS {body}")
+        # User SQL gets its own connection (DuckDB connections are per thread) behind a lock.
+        self.topics = TopicClusters()
+        self._topics_before: dict[str, Any] = {}  # of the batch being applied (see apply)
+        for ns, label, query in self.con.execute(
+            "SELECT namespace, topic, query FROM searches ORDER BY occurred_at, event_id"
+        ).fetchall():
+            self.topics.seed(ns, label, query or "")
+        self.reader = self.con.cursor()
+        lock_down(self.reader)
+        self.read_lock = threading.Lock()
+        # makes the connections of user statements (a connection's methods are not for
+        # two threads at once: this one only ever makes cursors, under its lock)
+        self._cursors = self.con.cursor()
+        self._cursors_lock = threading.Lock()
+
+    def user_query(
+        self, sql: str, limit: int = 10_000, params: list[Any] | None = None
+    ) -> tuple[list[str], list[tuple[Any, ...]]]:
+        """Read-only user SQL (see ``projections.user_sql``); safe to call from any thread."""
+        with self.read_lock:
+            return run_user_sql(self.reader, sql, limit, params)
+
+    def statement(self, timeout: float | None) -> Statement:
+        """A user statement on a connection of its own: it waits on no other reader (recall's
+        queries go on meanwhile) and can be interrupted (``projections.user_sql``)."""
+        with self._cursors_lock:
+            return Statement(self._cursors.cursor(), timeout)
+
+    # --- port ----------------------------------------------------------------------
+
+    def positions(self) -> dict[tuple[str, int], int]:
+        rows = self.con.execute(
+            "SELECT topic, log_partition, next_offset FROM _positions"
+        ).fetchall()
+        return {(t, p): o for t, p, o in rows}
+
+    def apply(self, records: Sequence[LogRecord]) -> ApplyStats:
+        # search topics are assigned in memory before the transaction: a failed batch must
+        # not leave them advanced, or its retry (and every later search) would be labelled
+        # unlike a rebuild
+        self._topics_before = {}
+        try:
+            return self._apply(records)
+        except BaseException:
+            for ns, snapshot in self._topics_before.items():
+                self.topics.restore(ns, snapshot)
+            raise
+
+    def _apply(self, records: Sequence[LogRecord]) -> ApplyStats:
+        stats = ApplyStats(records=len(records))
+        rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        memory_events: list[Envelope[Any]] = []
+        seen: dict[str, set[str]] = defaultdict(set)
+        decoded: list[tuple[str, Envelope[Any], LogRecord]] = []
+        for record in records:
+            role = self.roles.get(record.topic)
+            if role == "dlq":
+                rows["dead_letters"].append(self._dead_letter_row(record))
+                continue
+            if role not in RAW:
+                continue
+            try:
+                env = decode(record.value, limits=self.limits)
+                if env.type not in BY_ROLE[role].event_types:
+                    # the agents dead-letter it; here it is kept as a reject, never projected
+                    raise EventValidationError(
+                        "wrong_topic", f"{env.type} does not belong on {record.topic}"
+                    )
+            except EventValidationError as e:
+                rows["projection_rejects"].append(
+                    {
+                        "topic": record.topic,
+                        "log_partition": record.partition,
+                        "log_offset": record.offset,
+                        "reason": str(e),
+                        "original": record.value,
+                    }
+                )
+                stats.rejected += 1
+                continue
+            decoded.append((role, env, record))
+        existing = self._existing_ids(decoded)
+        for role, env, record in decoded:
+            table, typed = RAW[role]
+            if env.event_id in existing[table] or env.event_id in seen[table]:
+                stats.duplicates += 1
+                continue
+            seen[table].add(env.event_id)
+            stats.applied += 1
+            rows[table].append(
+                {**_envelope_row(env, record), **typed(env), "payload": _payload_json(env)}
+            )
+            if role == "memory_log":
+                memory_events.append(env)
+            elif role == "access":
+                rows["searches"].append(self._search_row(env))
+                rows["access_hits"].extend(self._hit_rows(env))
+        with self._transaction():
+            for table, table_rows in rows.items():
+                self._insert(
+                    table, table_rows, ignore=table in ("dead_letters", "projection_rejects")
+                )
+            if memory_events:
+                self._fold(memory_events)
+            self._advance(records)
+        return stats
+
+    def skip(self, record: LogRecord, reason: str) -> None:
+        with self._transaction():
+            self._insert(
+                "projection_rejects",
+                [
+                    {
+                        "topic": record.topic,
+                        "log_partition": record.partition,
+                        "log_offset": record.offset,
+                        "reason": reason,
+                        "original": record.value,
+                    }
+                ],
+                ignore=True,
+            )
+            self._advance([record])
+
+    def close(self) -> None:
+        self.reader.close()
+        self._cursors.close()
+        self.con.close()
+
+    # --- reads -----------------------------------------------------------------------
+
+    def query(
+        self, sql: str, params: Sequence[Any] | None = None
+    ) -> duckdb.DuckDBPyRelation | None:
+        return self.con.sql(sql, params=params) if params else self.con.sql(sql)
+
+    def memory(self, namespace: str, memory_id: str) -> MemoryState | None:
+        states = self._load_states({(namespace, memory_id)})
+        return states.get((namespace, memory_id))
+
+    def digest(self) -> Digest:
+        """Positions plus a hash of every row by primary key, read in one transaction so the
+        rows and the positions they correspond to are consistent (``memstream verify``)."""
+        with self.read_lock:
+            con = self.reader
+            con.execute("BEGIN TRANSACTION")
+            try:
+                positions = {
+                    (t, p): o for t, p, o in con.execute("SELECT * FROM _positions").fetchall()
+                }
+                tables = {}
+                for table, key in DIGEST_KEYS.items():
+                    rel = con.execute(f"SELECT * FROM {table}")
+                    names = [d[0] for d in rel.description or []]
+                    idx = [names.index(k) for k in key]
+                    tables[table] = {
+                        "|".join(str(row[i]) for i in idx): hashlib.sha1(
+                            repr(row).encode()
+                        ).hexdigest()
+                        for row in rel.fetchall()
+                    }
+            finally:
+                con.execute("ROLLBACK")
+        return Digest(positions, tables)
+
+    # --- internals --------------------------------------------------------------------
+
+    def _transaction(self) -> Any:
+        con = self.con
+
+        class Tx:
+            def __enter__(self) -> None:
+                con.execute("BEGIN TRANSACTION")
+
+            def __exit__(self, exc_type: Any, *_: Any) -> None:
+                con.execute("ROLLBACK" if exc_type else "COMMIT")
+
+        return Tx()
+
+    def _existing_ids(
+        self, decoded: Iterable[tuple[str, Envelope[Any], LogRecord]]
+    ) -> dict[str, set[str]]:
+        wanted: dict[str, list[str]] = defaultdict(list)
+        for role, env, _record in decoded:
+            wanted[RAW[role][0]].append(env.event_id)
+        existing: dict[str, set[str]] = defaultdict(set)
+        for table, ids in wanted.items():
+            found = self.con.execute(
+                f"SELECT event_id FROM {table} WHERE event_id IN (SELECT unnest(?::VARCHAR[]))",
+                [ids],
+            ).fetchall()
+            existing[table] = {r[0] for r in found}
+        return existing
+
+    def _insert(self, table: str, rows: list[dict[str, Any]], *, ignore: bool = False) -> None:
+        if not rows:
+            return
+        # An explicit registration, not a replacement scan: those are disabled together with
+        # external access on the connections that run user SQL.
+        self.con.register("_batch", pa.Table.from_pylist(rows))
+        try:
+            verb = "INSERT OR IGNORE" if ignore else "INSERT"
+            self.con.execute(f"{verb} INTO {table} BY NAME SELECT * FROM _batch")
+        finally:
+            # an aborted transaction refuses the unregister too: the insert's own error is
+            # the one to report (the reason of a dead letter); the next register replaces it
+            with contextlib.suppress(duckdb.Error):
+                self.con.unregister("_batch")
+
+    def _load_states(self, keys: set[tuple[str, str]]) -> dict[tuple[str, str], MemoryState]:
+        if not keys:
+            return {}
+        namespaces, ids = zip(*keys, strict=True)
+        rel = self.con.execute(
+            "SELECT m.* FROM memories m JOIN (SELECT unnest(?::VARCHAR[]) AS namespace, unnest(?::VARCHAR[]) AS "
+            "memory_id) k USING (namespace, memory_id)",
+            [list(namespaces), list(ids)],
+        )
+        columns = [d[0] for d in rel.description]
+        return {
+            (row["namespace"], row["memory_id"]): state_from_row(row)
+            for row in (dict(zip(columns, values, strict=True)) for values in rel.fetchall())
+        }
+
+    def _fold(self, events: list[Envelope[Any]]) -> None:
+        keys = {
+            (e.namespace, e.payload.memory_id) for e in events if hasattr(e.payload, "memory_id")
+        }
+        states: dict[tuple[str, str], MemoryState | None] = dict(self._load_states(keys))
+        changed: set[tuple[str, str]] = set()
+        for env in events:
+            memory_id = getattr(env.payload, "memory_id", None)
+            if memory_id is None:
+                continue
+            key = (env.namespace, memory_id)
+            before = states.get(key)
+            after = apply(before, env)
+            if after is not before:
+                states[key] = after
+                changed.add(key)
+        if not changed:
+            return
+        namespaces, ids = zip(*changed, strict=True)
+        self.con.execute(
+            "DELETE FROM memories WHERE (namespace, memory_id) IN "
+            "(SELECT (unnest(?::VARCHAR[]), unnest(?::VARCHAR[])))",
+            [list(namespaces), list(ids)],
+        )
+        self._insert(
+            "memories", [state_row(s) for k in sorted(changed) if (s := states[k]) is not None]
+        )
+
+    def _advance(self, records: Sequence[LogRecord]) -> None:
+        ends: dict[tuple[str, int], int] = {}
+        for r in records:
+            key = (r.topic, r.partition)
+            ends[key] = max(ends.get(key, 0), r.offset + 1)
+        for (topic, partition), next_offset in ends.items():
+            self.con.execute(
+                "INSERT INTO _positions VALUES (?, ?, ?) ON CONFLICT (topic, log_partition) "
+                "DO UPDATE SET next_offset = greatest(next_offset, excluded.next_offset)",
+                [topic, partition, next_offset],
+            )
+
+    def _search_row(self, env: Envelope[Any]) -> dict[str, Any]:
+        p = env.payload
+        if env.namespace not in self._topics_before:
+            self._topics_before[env.namespace] = self.topics.snapshot(env.namespace)
+        return {
+            "event_id": env.event_id,
+            "namespace": env.namespace,
+            "occurred_at": env.occurred_at,
+            "query_id": p.query_id,
+            "query": p.query,
+            "topic": self.topics.assign(env.namespace, p.query or ""),
+            "top_score": p.top_score,
+            "result_count": len(p.memories),
+            "source": p.source,
+        }
+
+    @staticmethod
+    def _hit_rows(env: Envelope[Any]) -> list[dict[str, Any]]:
+        p = env.payload
+        return [
+            {
+                "event_id": env.event_id,
+                "namespace": env.namespace,
+                "memory_id": m.memory_id,
+                "occurred_at": env.occurred_at,
+                "query_id": p.query_id,
+                "rank": m.rank,
+                "score": m.score,
+            }
+            for m in p.memories
+        ]
+
+    @staticmethod
+    def _dead_letter_row(record: LogRecord) -> dict[str, Any]:
+        try:
+            dl = decode_dead_letter(record.value)
+        except Exception as e:  # an unreadable dead letter is kept raw, never dropped
+            return {
+                "topic": record.topic,
+                "log_partition": record.partition,
+                "log_offset": record.offset,
+                "reason": "unreadable_dead_letter",
+                "message": str(e)[:500],
+                "original": record.value,
+            }
+        return {
+            "topic": record.topic,
+            "log_partition": record.partition,
+            "log_offset": record.offset,
+            "reason": dl.reason,
+            "message": dl.message,
+            "path": dl.path,
+            "source_topic": dl.source_topic,
+            "source_partition": dl.partition,
+            "source_offset": dl.offset,
+            "agent": dl.agent,
+            "failed_at": dl.failed_at,
+            "original": dl.original,
+        }

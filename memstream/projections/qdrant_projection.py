@@ -1,0 +1,183 @@
+"""The retrieval projection: the memory log folded into Qdrant points.
+
+Each point carries the full memory state (``extra["state"]``) and the log position that
+last wrote it; an event at or before that position is skipped, and each partition's
+checkpoint only moves forward, so replays and duplicate deliveries leave the store as is.
+Vectors are recomputed only when a memory's text (or source text) changes.
+
+The lexical (sparse) vector indexes the memory's text *and* the words of the turns it was
+extracted from (``source_text`` in the evidence of ``MemoryCreated`` / ``MemoryUpdated``,
+kept on the point as ``extra["source_text"]``): a memory is one sentence cut from a turn,
+and questions use the turn's other words. The dense vector and everything shown stay the
+memory's own text. Measured on BEAM's development split (``bench/retrieval_eval.py``),
+turn-budgeted evidence recall@10 went from 0.421 to 0.462 and on the own set from 0.624 to
+0.631.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import Any
+
+import orjson
+
+from memstream.core.embedding import Embedder
+from memstream.core.memory_state import MemoryState, apply, from_json, to_json
+from memstream.core.sparse import BM25Encoder
+from memstream.projections.port import ApplyStats, LogRecord, Projection
+from memstream.projections.retrieval import LogPosition, MemoryPayload, MemoryPoint, RetrievalStore
+from memstream.schemas.envelope import DEFAULT_LIMITS, Envelope, Limits, decode
+from memstream.schemas.errors import EventValidationError
+from memstream.schemas.events import MEMORY_TYPES, MemoryCreated, MemoryUpdated
+
+MEMORY_TYPE_NAMES = frozenset(cls.TYPE for cls in MEMORY_TYPES)  # type: ignore[attr-defined]
+SOURCE_TEXT_MAX = 4000  # characters of source text one point keeps (updates add to it)
+
+
+def source_text_after(before: str, env: Envelope[Any]) -> str:
+    """The source text a point keeps after ``env``: a creation sets it, an update adds the
+    new fact's turns (once), anything else leaves it."""
+    p = env.payload
+    if not isinstance(p, MemoryCreated | MemoryUpdated):
+        return before
+    added = p.evidence.get("source_text")
+    if not isinstance(added, str) or not added:
+        return "" if isinstance(p, MemoryCreated) else before
+    if isinstance(p, MemoryCreated):
+        return added[:SOURCE_TEXT_MAX]
+    if added in before:
+        return before
+    return f"{before} {added}".strip()[:SOURCE_TEXT_MAX]
+
+
+def lexical_document(text: str, source_text: str) -> str:
+    """What the sparse vector indexes: the memory's text, then its source turns' words."""
+    return f"{text} {source_text}" if source_text else text
+
+
+def payload_for(state: MemoryState, source_text: str = "") -> MemoryPayload:
+    return MemoryPayload(
+        text=state.text,
+        status=state.status,
+        tier=state.tier,
+        category=state.category,
+        kind=state.kind,
+        valid_from=state.valid_from.timestamp() if state.valid_from else None,
+        valid_until=state.valid_until.timestamp() if state.valid_until else None,
+        pinned=state.pinned,
+        importance=state.importance,
+        q_value=state.q_value,
+        source_turn_ids=state.source_turn_ids,
+        entities=state.entities,
+        extra={"state": to_json(state), **({"source_text": source_text} if source_text else {})},
+    )
+
+
+class QdrantProjection(Projection):
+    name = "qdrant"
+
+    def __init__(
+        self,
+        store: RetrievalStore,
+        memory_topic: str,
+        embedder: Embedder,
+        sparse: BM25Encoder | None = None,
+        limits: Limits = DEFAULT_LIMITS,
+        partitions: int = 4,
+    ) -> None:
+        self.store = store
+        self.memory_topic = memory_topic
+        self.embedder = embedder
+        self.sparse = sparse or BM25Encoder()
+        self.limits = limits
+        self.partitions = partitions
+        self.namespaces: set[str] = set()  # seen by this instance (verify's scope)
+        store.ensure_collection()
+
+    def positions(self) -> dict[tuple[str, int], int]:
+        out = {}
+        for partition in range(self.partitions):
+            offset = self.store.checkpoint(partition)
+            if offset is not None:
+                out[(self.memory_topic, partition)] = offset + 1
+        return out
+
+    def apply(self, records: Sequence[LogRecord]) -> ApplyStats:
+        stats = ApplyStats(records=len(records))
+        events: list[tuple[Envelope[Any], LogPosition]] = []
+        last: dict[int, int] = {}
+        for r in records:
+            if r.topic != self.memory_topic:
+                continue
+            last[r.partition] = max(last.get(r.partition, -1), r.offset)
+            try:
+                env = decode(r.value, limits=self.limits)
+            except EventValidationError:
+                stats.rejected += 1  # the DuckDB projection records rejects; nothing to index here
+                continue
+            if (
+                env.type in MEMORY_TYPE_NAMES
+                and getattr(env.payload, "memory_id", None) is not None
+            ):
+                events.append((env, LogPosition(r.partition, r.offset)))
+        by_ns: dict[str, set[str]] = defaultdict(set)
+        for env, _pos in events:
+            by_ns[env.namespace].add(env.payload.memory_id)
+        self.namespaces.update(by_ns)
+        current: dict[tuple[str, str], MemoryPoint] = {}
+        for ns, ids in by_ns.items():
+            for found in self.store.get(ns, sorted(ids), with_vectors=True):
+                current[(ns, found.memory_id)] = found
+        changed: dict[tuple[str, str], MemoryPoint] = {}
+        for env, pos in events:
+            key = (env.namespace, env.payload.memory_id)
+            point: MemoryPoint | None = changed.get(key) or current.get(key)
+            if point is not None and point.position >= pos:
+                stats.duplicates += 1
+                continue
+            before = from_json(point.payload.extra["state"]) if point is not None else None
+            after = apply(before, env)
+            if after is None:
+                continue
+            stats.applied += 1
+            source_before = str(point.payload.extra.get("source_text", "")) if point else ""
+            source = source_text_after(source_before, env) if point else source_text_after("", env)
+            same_text = point is not None and before is not None and before.text == after.text
+            reuse_dense = same_text and point is not None and bool(point.dense)
+            reuse_sparse = reuse_dense and source == source_before
+            changed[key] = MemoryPoint.build(
+                memory_id=after.memory_id,
+                namespace=after.namespace,
+                dense=point.dense
+                if reuse_dense and point
+                else self.embedder.embed([after.text])[0],
+                sparse=point.sparse
+                if reuse_sparse and point
+                else self.sparse.encode_document(lexical_document(after.text, source)),
+                payload=payload_for(after, source),
+                position=pos,
+            )
+        if changed:
+            self.store.upsert(changed.values())
+        for partition, offset in last.items():
+            self.store.advance_checkpoint(partition, offset)
+        return stats
+
+    def skip(self, record: LogRecord, reason: str) -> None:
+        # the DuckDB projection keeps the reject and the dead-letter topic the bytes
+        if record.topic == self.memory_topic:
+            self.store.advance_checkpoint(record.partition, record.offset)
+
+    def digest(self, namespaces: Sequence[str]) -> dict[str, str]:
+        """``namespace|memory_id`` -> hash of the stored state and position (``memstream verify``)."""
+        out = {}
+        for ns in sorted(namespaces):
+            for p in self.store.all(ns):
+                state = orjson.dumps(p.payload.extra["state"], option=orjson.OPT_SORT_KEYS)
+                out[f"{ns}|{p.memory_id}"] = hashlib.sha1(state).hexdigest()
+        return out
+
+    def close(self) -> None:
+        self.store.close()

@@ -1,0 +1,285 @@
+"""Feeding projections from Kafka: no consumer group, positions come from the projection.
+
+Each projection gets its own reader that assigns every partition of its topics and
+seeks to the positions the projection recorded, so where to resume is decided by the
+store that holds the data, not by a group offset that could disagree with it.
+
+A record the projection cannot apply must not stop it (``apply_records``): the failing batch
+is halved until the record stands alone, which is tried once more, then dead-lettered with
+its reason and skipped (``Projection.skip`` records its position). Errors of the store or
+the broker (``transient``) are raised instead: the owner retries from the recorded
+positions and ``health`` says since when.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+import duckdb
+from aiokafka import AIOKafkaConsumer, TopicPartition
+
+from memstream.projections.port import ApplyStats, LogRecord, Projection
+
+log = logging.getLogger("memstream.projections")
+
+#: publishes a record that cannot be applied to the dead-letter topic (reason, record)
+DeadLetterSink = Callable[[str, LogRecord], Awaitable[None]]
+
+_TRANSIENT: tuple[type[BaseException], ...] = (
+    OSError,  # files, sockets, timeouts (ConnectionError and TimeoutError are OSErrors)
+    MemoryError,
+    duckdb.IOException,
+    duckdb.OutOfMemoryException,
+    duckdb.InterruptException,
+)
+
+
+def transient(error: BaseException) -> bool:
+    """An error of the store or the network, not of the record: retried from the recorded
+    positions (and reported), never dead-lettered.
+
+    Anything else (a bug on an odd input, a value the store refuses) fails again on every
+    retry, so retrying it would stall the projection for every tenant; and how many such
+    records come in a row is up to whoever writes to the topics, so no count of them may
+    stop the projection either."""
+    seen: BaseException | None = error
+    for _ in range(5):  # the chain of causes, bounded
+        if seen is None:
+            return False
+        if isinstance(seen, _TRANSIENT) or type(seen).__module__.startswith(("httpx", "httpcore")):
+            return True
+        if type(seen).__name__ == "ResponseHandlingException":  # qdrant-client: no response
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def describe(error: BaseException) -> str:
+    return f"{type(error).__name__}: {error}"[:2000]
+
+
+@dataclass
+class RunnerHealth:
+    """What /health reports of one projection (wall clock: it describes this process)."""
+
+    dead_lettered: int = 0
+    last_error: str | None = None
+    failing_since: float | None = None  # time.time() of the first failure of a streak
+    last_progress: float | None = None  # time.time() of the last applied batch
+
+
+class ProjectionRunner:
+    def __init__(
+        self,
+        bootstrap: str,
+        topics: Iterable[str],
+        projection: Projection,
+        *,
+        max_records: int = 5000,
+        executor: ThreadPoolExecutor | None = None,
+        dead_letter: DeadLetterSink | None = None,
+        retry_pause: float = 0.2,
+        auth: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.bootstrap = bootstrap
+        self.auth = dict(auth or {})  # infra.kafka_auth.client_options
+        self.topics = list(topics)
+        self.projection = projection
+        self.max_records = max_records
+        # One thread owns the store: DuckDB work stays off the event loop and single-threaded.
+        self.executor = executor or ThreadPoolExecutor(
+            1, thread_name_prefix=f"proj-{projection.name}"
+        )
+        self.stats = ApplyStats()
+        self.caught_up = asyncio.Event()
+        self.dead_letter = dead_letter
+        self.retry_pause = retry_pause
+        self.health = RunnerHealth()
+        #: next offset per "topic/partition" applied by this process (for `ingest --wait`)
+        self.applied_to: dict[str, int] = {}
+
+    async def _consumer(self) -> AIOKafkaConsumer:
+        # auto_offset_reset="earliest": aiokafka resets a freshly assigned partition with the
+        # default strategy in the background, and a reply to that request that arrives after
+        # a seek_to_beginning() is applied as if it answered the seek. With "latest" (the
+        # default) a partition could start at its end and the projection skip records.
+        consumer = AIOKafkaConsumer(
+            bootstrap_servers=self.bootstrap,
+            enable_auto_commit=False,
+            group_id=None,
+            auto_offset_reset="earliest",
+            max_partition_fetch_bytes=4 * 1024 * 1024,
+            **self.auth,
+        )
+        await consumer.start()
+        tps: list[TopicPartition] = []
+        for topic in self.topics:
+            parts = consumer.partitions_for_topic(topic) or set()
+            if not parts:
+                await consumer.force_metadata_update()
+                parts = consumer.partitions_for_topic(topic) or set()
+            tps.extend(TopicPartition(topic, p) for p in sorted(parts))
+        positions: dict[tuple[str, int], int] = await self.run_in_store(self.projection.positions)  # type: ignore[assignment]
+        for (topic, partition), offset in positions.items():
+            key = f"{topic}/{partition}"
+            self.applied_to[key] = max(self.applied_to.get(key, 0), offset)
+        consumer.assign(tps)
+        # Every position is requested before the first await, so no background reset runs
+        # in between; partitions with no recorded position start at the beginning.
+        fresh = [tp for tp in tps if (tp.topic, tp.partition) not in positions]
+        for tp in tps:
+            if (tp.topic, tp.partition) in positions:
+                consumer.seek(tp, positions[(tp.topic, tp.partition)])
+        if fresh:
+            await consumer.seek_to_beginning(*fresh)
+        return consumer
+
+    async def run_in_store(self, fn: Callable[..., object], *args: object) -> object:
+        return await asyncio.get_running_loop().run_in_executor(self.executor, fn, *args)
+
+    async def _apply(self, batch: dict[TopicPartition, list[object]]) -> None:
+        records = [
+            LogRecord(tp.topic, tp.partition, r.offset, r.key, r.value, r.timestamp)  # type: ignore[attr-defined]
+            for tp, rs in batch.items()
+            for r in rs
+        ]
+        await self.apply_records(records)
+        for r in records:
+            key = f"{r.topic}/{r.partition}"
+            self.applied_to[key] = max(self.applied_to.get(key, 0), r.offset + 1)
+        self.health.last_progress = time.time()
+        self.health.last_error = None
+        self.health.failing_since = None
+
+    async def _try(self, records: Sequence[LogRecord]) -> ApplyStats | Exception:
+        """The stats of applying ``records``, or the error if it is the records' fault; an
+        error of the store or the network (``transient``) is raised for a retry."""
+        try:
+            stats = await self.run_in_store(self.projection.apply, records)
+        except Exception as e:
+            if transient(e):
+                raise
+            return e
+        assert isinstance(stats, ApplyStats)
+        return stats
+
+    async def apply_records(self, records: Sequence[LogRecord]) -> ApplyStats:
+        """Apply records in log order, stepping over the ones that cannot be applied.
+
+        A failing batch is halved until the failing record stands alone (a few applies, not
+        one per record, so a poison in a catch-up batch of thousands costs little); that
+        record is tried once more, then dead-lettered (when the runner has a sink: a rebuild
+        has none, the live projection dead-lettered it already) and skipped."""
+        total = ApplyStats()
+        # a stack of chunks, the next one to apply on top: halving keeps the log order
+        chunks: list[Sequence[LogRecord]] = [records] if records else []
+        while chunks:
+            chunk = chunks.pop()
+            outcome = await self._try(chunk)
+            if isinstance(outcome, Exception) and len(chunk) == 1:
+                await asyncio.sleep(self.retry_pause)  # once more, alone, before giving up on it
+                outcome = await self._try(chunk)
+                if isinstance(outcome, Exception):
+                    await self._step_over(chunk[0], outcome)
+                    total.records += 1
+                    total.rejected += 1
+                    continue
+            if isinstance(outcome, Exception):
+                if len(chunk) == len(records):
+                    log.warning(
+                        "projection %s: a batch of %d failed (%s); isolating the record",
+                        self.projection.name,
+                        len(records),
+                        describe(outcome),
+                    )
+                mid = len(chunk) // 2
+                chunks.extend((chunk[mid:], chunk[:mid]))
+                continue
+            total.add(outcome)
+        self.stats.add(total)
+        return total
+
+    async def _step_over(self, record: LogRecord, error: Exception) -> None:
+        reason = describe(error)
+        log.error(
+            "projection %s cannot apply %s[%d]@%d: %s; dead-lettered, going on",
+            self.projection.name,
+            record.topic,
+            record.partition,
+            record.offset,
+            reason,
+        )
+        # the dead letter is durable before the position moves past its record
+        if self.dead_letter is not None:
+            await self.dead_letter(reason, record)
+        await self.run_in_store(self.projection.skip, record, reason)
+        self.health.dead_lettered += 1
+
+    def failed(self, error: BaseException) -> None:
+        """The owner's loop caught ``error``: remember it for /health."""
+        self.health.last_error = describe(error)[:500]
+        if self.health.failing_since is None:
+            self.health.failing_since = time.time()
+
+    async def run(self, stop: asyncio.Event, idle: float = 0.2) -> None:
+        """Apply records as they arrive until ``stop`` is set."""
+        consumer = await self._consumer()
+        holding = False  # the projection may buffer applied records (the archive)
+        try:
+            while not stop.is_set():
+                batch = await consumer.getmany(
+                    timeout_ms=int(idle * 1000), max_records=self.max_records
+                )
+                if batch:
+                    await self._apply(batch)
+                    holding = True
+                else:
+                    self.health.failing_since = None  # reading again, nothing left to apply
+                    self.caught_up.set()
+                    if holding:
+                        holding = bool(await self.run_in_store(self.projection.idle))
+        finally:
+            await consumer.stop()
+
+    async def catch_up(self, idle: float = 0.5, timeout: float = 30.0) -> ApplyStats:
+        """Apply everything up to the end of the log, then return.
+
+        The end is reached when every partition got to its reported end offset *and* a
+        poll of ``idle`` seconds brings nothing more (the embedded broker under-reports
+        end offsets of batched writes, so the offsets alone are only a lower bound).
+        """
+        consumer = await self._consumer()
+        try:
+            tps = list(consumer.assignment())
+            ends = await consumer.end_offsets(tps) if tps else {}
+            behind = {tp for tp in tps if await consumer.position(tp) < ends[tp]}
+            while True:
+                batch = await consumer.getmany(
+                    timeout_ms=int((timeout if behind else idle) * 1000),
+                    max_records=self.max_records,
+                )
+                if not batch:
+                    if behind:
+                        raise TimeoutError(
+                            f"{self.projection.name}: no records for {timeout:.0f}s while behind"
+                        )
+                    break
+                for tp, records in batch.items():
+                    if records and records[-1].offset + 1 >= ends.get(tp, 0):
+                        behind.discard(tp)
+                await self._apply(batch)
+        finally:
+            await consumer.stop()
+        return self.stats
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self.executor.submit(self.projection.close).result(10)
+        self.executor.shutdown(wait=True)

@@ -1,0 +1,317 @@
+"""Per-partition state of a worker, rebuilt by folding the memory log.
+
+The memory log is the only durable state: a partition's state is loaded by reading its
+memory-log partition from the start (co-partitioned with the input topics: every
+memory event is written to the partition its cause came from) and applying each event
+with the same reducer the live path uses. Session buffers are *not* durable: their turns
+stay unacknowledged until extracted, so after a crash or rebalance the new owner reads
+them again from the committed offset.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from aiokafka import AIOKafkaConsumer, TopicPartition
+
+from memstream.core.embedding import Embedder
+from memstream.core.namespace_memory import NamespaceMemory
+from memstream.core.tiers import q_high_since
+from memstream.core.write_plan import BufferedTurn
+from memstream.schemas.envelope import Envelope, Limits, decode
+from memstream.schemas.errors import EventValidationError
+from memstream.schemas.events import (
+    ConsolidationReported,
+    MemoryAccessed,
+    QValueUpdated,
+    TurnsExtracted,
+)
+
+log = logging.getLogger("memstream.state")
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+ACCESS_HISTORY = 64  # access times kept per memory (tier rules look at recent weeks only)
+MAX_RECALLS = 100_000  # recalls remembered per partition for feedback on a query id
+
+
+@dataclass
+class SessionBuffer:
+    turns: list[BufferedTurn] = field(default_factory=list)
+    messages: list[Any] = field(default_factory=list)  # held (un-acked) faust messages
+
+    @property
+    def first_at(self) -> datetime:
+        return self.turns[0].occurred_at
+
+    @property
+    def last_at(self) -> datetime:
+        return max(t.occurred_at for t in self.turns)
+
+
+@dataclass
+class ParkedFeedback:
+    """Feedback on a recall whose MemoryAccessed is not here yet (the two travel on different
+    topics): it waits here, not in the agent, until the access tracker brings the recall or
+    ``since`` (loop time) is too long ago; ``done`` holds the input's acknowledgement."""
+
+    env: Envelope[Any]
+    done: asyncio.Future[None]
+    since: float
+
+
+@dataclass
+class PartitionState:
+    partition: int
+    embedder: Embedder
+    namespaces: dict[str, NamespaceMemory] = field(default_factory=dict)
+    extracted: set[tuple[str, str]] = field(default_factory=set)  # (namespace, turn_id)
+    buffers: dict[tuple[str, str | None], SessionBuffer] = field(default_factory=dict)
+    # The open buffers' keys by namespace (the flush rules are decided per namespace), and
+    # the loop time of each namespace's latest turn (the wall-clock idle rule, liveness only).
+    open_keys: dict[str, dict[tuple[str, str | None], None]] = field(default_factory=dict)
+    last_input: dict[str, float] = field(default_factory=dict)
+    # Turns of buffers cut for extraction whose TurnsExtracted is not applied yet: a copy of
+    # one that arrives meanwhile (a producer's retry) is a duplicate, not a new turn.
+    extracting: set[tuple[str, str]] = field(default_factory=set)
+    # Highest event time seen, per namespace: tenants' clocks are independent, so one tenant's
+    # late replay must not age another tenant's buffers.
+    watermarks: dict[str, datetime] = field(default_factory=dict)
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    events_applied: int = 0
+    # Input events whose effects are on the log: every agent-made event names its input as
+    # causation, so a re-delivered input is recognised after a restart too.
+    processed: set[str] = field(default_factory=set)
+    # Access statistics folded from the access topic: (namespace, memory_id) -> accesses
+    accesses: dict[tuple[str, str], list[datetime]] = field(default_factory=dict)
+    recalls: OrderedDict[tuple[str, str], tuple[tuple[str, int], ...]] = field(
+        default_factory=OrderedDict
+    )
+    access_events: set[str] = field(default_factory=set)
+    q_high_since: dict[tuple[str, str], datetime] = field(default_factory=dict)
+    # Latest dream cycle per namespace (its ConsolidationReported, or a run that planned
+    # nothing): the scheduler runs each event-time boundary once.
+    last_cycle: dict[str, datetime] = field(default_factory=dict)
+    # (namespace, query_id) -> feedback waiting for that recall (see ParkedFeedback)
+    parked: dict[tuple[str, str], list[ParkedFeedback]] = field(default_factory=dict)
+
+    def memory(self, namespace: str) -> NamespaceMemory:
+        mem = self.namespaces.get(namespace)
+        if mem is None:
+            mem = self.namespaces[namespace] = NamespaceMemory(namespace, self.embedder)
+        return mem
+
+    def apply(self, env: Envelope[Any]) -> None:
+        if isinstance(env.payload, TurnsExtracted):
+            turns = {(env.namespace, t.turn_id) for t in env.payload.turns}
+            self.extracted.update(turns)
+            self.extracting.difference_update(turns)
+        elif isinstance(env.payload, ConsolidationReported):
+            self.cycled(env.namespace, env.occurred_at)
+        else:
+            state = self.memory(env.namespace).apply(env)
+            if state is not None and isinstance(env.payload, QValueUpdated):
+                key = (env.namespace, state.memory_id)
+                since = q_high_since(self.q_high_since.get(key), state.q_value, env.occurred_at)
+                if since is None:
+                    self.q_high_since.pop(key, None)
+                else:
+                    self.q_high_since[key] = since
+        if env.causation_id:
+            self.processed.add(env.causation_id)
+        self.advance(env.namespace, env.occurred_at)
+        self.events_applied += 1
+
+    def apply_access(self, env: Envelope[Any]) -> bool:
+        """Fold one MemoryAccessed; False if this event was already counted (or is none)."""
+        if env.event_id in self.access_events or not isinstance(env.payload, MemoryAccessed):
+            return False  # other types on the topic were dead-lettered by the access tracker
+        self.access_events.add(env.event_id)
+        p = env.payload
+        for m in p.memories:
+            times = self.accesses.setdefault((env.namespace, m.memory_id), [])
+            times.append(env.occurred_at)
+            del times[:-ACCESS_HISTORY]
+        self.recalls[(env.namespace, p.query_id)] = tuple((m.memory_id, m.rank) for m in p.memories)
+        while len(self.recalls) > MAX_RECALLS:
+            self.recalls.popitem(last=False)
+        self.advance(env.namespace, env.occurred_at)
+        return True
+
+    def cycled(self, namespace: str, at: datetime) -> None:
+        if at > self.last_cycle.get(namespace, EPOCH):
+            self.last_cycle[namespace] = at
+
+    def watermark(self, namespace: str) -> datetime:
+        return self.watermarks.get(namespace, EPOCH)
+
+    def advance(self, namespace: str, at: datetime) -> None:
+        if at > self.watermarks.get(namespace, EPOCH):
+            self.watermarks[namespace] = at
+
+    def usage(self, namespace: str, memory_id: str) -> tuple[int, datetime | None]:
+        times = self.accesses.get((namespace, memory_id), [])
+        return len(times), (max(times) if times else None)
+
+    def buffered(self, namespace: str, session_id: str | None, turn_id: str) -> bool:
+        """In a session buffer, or in one cut for extraction and not yet on the log."""
+        if (namespace, turn_id) in self.extracting:
+            return True
+        buf = self.buffers.get((namespace, session_id))
+        return buf is not None and any(t.turn_id == turn_id for t in buf.turns)
+
+    def buffer(self, key: tuple[str, str | None]) -> SessionBuffer:
+        """The session's open buffer (a new one if it has none)."""
+        buf = self.buffers.get(key)
+        if buf is None:
+            buf = self.buffers[key] = SessionBuffer()
+            self.open_keys.setdefault(key[0], {})[key] = None
+        return buf
+
+    def open_in(self, namespace: str) -> list[tuple[str, str | None]]:
+        """Keys of the namespace's open buffers."""
+        return list(self.open_keys.get(namespace, ()))
+
+    def cut(self, key: tuple[str, str | None]) -> SessionBuffer:
+        """Take a session's buffer out for extraction; later turns start a new one."""
+        buffer = self.buffers.pop(key)
+        keys = self.open_keys.get(key[0])
+        if keys is not None:
+            keys.pop(key, None)
+            if not keys:
+                del self.open_keys[key[0]]
+        self.extracting.update((key[0], t.turn_id) for t in buffer.turns)
+        return buffer
+
+
+async def load_partition(
+    bootstrap: str,
+    topic: str,
+    partition: int,
+    embedder: Embedder,
+    limits: Limits,
+    idle: float = 0.5,
+    access_topic: str | None = None,
+    auth: Mapping[str, Any] | None = None,
+) -> PartitionState:
+    """Fold the memory-log partition (and the access partition) into a fresh state.
+    ``auth``: the client options of ``infra.kafka_auth.client_options``."""
+    state = PartitionState(partition, embedder)
+    options = dict(auth or {})
+    await _fold_partition(bootstrap, topic, partition, limits, idle, state.apply, auth=options)
+    if access_topic:
+        # Up to the end found at the start only: every recall appends to the access topic, so
+        # under a steady recall load it is never quiet and following it would hold the write
+        # path back for as long as the recalls go on. Later accesses reach the state through
+        # the access tracker, which folds each one it reads (repeats are recognised by id).
+        await _fold_partition(
+            bootstrap,
+            access_topic,
+            partition,
+            limits,
+            idle,
+            state.apply_access,
+            follow=False,
+            auth=options,
+        )
+    log.info(
+        "partition %d loaded: %d events, %d namespaces",
+        partition,
+        state.events_applied,
+        len(state.namespaces),
+    )
+    return state
+
+
+async def _fold_partition(
+    bootstrap: str,
+    topic: str,
+    partition: int,
+    limits: Limits,
+    idle: float,
+    apply: Callable[[Any], Any],
+    *,
+    follow: bool = True,
+    auth: Mapping[str, Any] | None = None,
+) -> None:
+    """Apply every record of one partition from the start: to the end offset found at the
+    start, then (``follow``) on until the log is idle for ``idle`` seconds. Only the
+    partition's owner writes to the memory log, so following it ends; other topics may be
+    written to by anyone at any rate."""
+    consumer = AIOKafkaConsumer(
+        bootstrap_servers=bootstrap, enable_auto_commit=False, group_id=None, **(auth or {})
+    )
+    await consumer.start()
+    try:
+        tp = TopicPartition(topic, partition)
+        consumer.assign([tp])
+        await consumer.seek_to_beginning(tp)
+        end = (await consumer.end_offsets([tp]))[tp]
+        if end == 0:
+            return  # nothing was ever written (a non-empty partition reports at least 1)
+        position = 0
+        while True:
+            batch = await consumer.getmany(
+                tp, timeout_ms=int((idle if position >= end else 10.0) * 1000)
+            )
+            records = batch.get(tp, [])
+            if not records:
+                break
+            for record in records:
+                position = record.offset + 1
+                try:
+                    apply(decode(record.value, limits=limits))
+                except EventValidationError as e:  # agents dead-lettered it already; state skips it
+                    log.warning("%s[%d]@%d unreadable: %s", topic, partition, record.offset, e)
+            # A fetch returns whole record batches, so this also covers the embedded broker's
+            # end offset for a batched write (reported as the batch's first offset + 1).
+            if not follow and position >= end:
+                break
+    finally:
+        await consumer.stop()
+
+
+class PartitionStates:
+    """The states of the partitions this worker holds, loaded on first use."""
+
+    def __init__(self, loader: Callable[[int], Any]) -> None:
+        self._loader = loader
+        self._states: dict[int, PartitionState] = {}
+        self._loading: dict[int, asyncio.Task[PartitionState]] = {}
+
+    async def get(self, partition: int) -> PartitionState:
+        state = self._states.get(partition)
+        if state is not None:
+            return state
+        task = self._loading.get(partition)
+        if task is None:
+            task = self._loading[partition] = asyncio.ensure_future(self._loader(partition))
+        try:
+            state = await task
+        finally:
+            self._loading.pop(partition, None)
+        self._states[partition] = state
+        return state
+
+    def prefetch(self, partitions: set[int]) -> None:
+        """Start loading newly assigned partitions at once, side by side, not on first use."""
+        for p in partitions:
+            if p not in self._states and p not in self._loading:
+                self._loading[p] = asyncio.ensure_future(self._loader(p))
+
+    def drop(self, partitions: set[int]) -> None:
+        """Revoked partitions: forget their state (buffered turns were never acked)."""
+        for p in partitions:
+            state = self._states.pop(p, None)
+            for waiting in state.parked.values() if state else ():
+                for parked in waiting:
+                    # not acknowledged: the partition's next owner reads the feedback again
+                    parked.done.cancel()
+
+    def loaded(self) -> list[PartitionState]:
+        return list(self._states.values())

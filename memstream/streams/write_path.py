@@ -1,0 +1,298 @@
+"""The write-path agent: scan every turn, buffer per session, extract, dedup, gate, emit.
+
+The shell around the pure core (``core.signals``, ``core.buffer_policy``,
+``core.write_plan``). Turns arrive in batches (``take_events``); a turn that goes into a
+session buffer is held un-acknowledged (an extra reference on its message) until its
+buffer is extracted and the resulting events are acknowledged by the broker. So the
+committed offset never passes a turn whose memory events are not durable: at-least-once
+without faust tables, and the memory log stays the single source of truth.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import faust
+
+from memstream.core.buffer_policy import (
+    BufferConfig,
+    due_on_clock,
+    flush_order,
+    quiet,
+    trigger_on_append,
+)
+from memstream.core.event_time import event_time_error
+from memstream.core.extract.images import caption_of
+from memstream.core.gate import GateConfig
+from memstream.core.signals import scan
+from memstream.core.write_plan import BufferedTurn, plan_flush
+from memstream.infra.settings import Settings
+from memstream.schemas._fields import utc_now
+from memstream.schemas.envelope import Envelope, encode, record_headers
+from memstream.schemas.errors import EventValidationError
+from memstream.schemas.events import ConversationTurn
+from memstream.streams.extraction import Extractor, extract_buffer, flush_of
+from memstream.streams.intake import dead_letter_record, intake_time
+from memstream.streams.partition_state import PartitionState, PartitionStates, SessionBuffer
+from memstream.streams.sinks import Sink
+
+if TYPE_CHECKING:
+    from memstream.streams.maintenance import Maintenance
+
+log = logging.getLogger("memstream.write_path")
+
+AGENT = "write-path"
+
+
+@dataclass
+class Job:
+    state: PartitionState
+    key: tuple[str, str | None]
+    buffer: SessionBuffer
+    trigger: str
+
+
+@dataclass
+class WritePathStats:
+    turns: int = 0
+    duplicates: int = 0
+    dead_lettered: int = 0
+    flushes: int = 0
+    memory_events: int = 0
+    llm_calls: int = 0
+
+
+class WritePath:
+    def __init__(
+        self,
+        app: faust.App,
+        topics: Any,
+        settings: Settings,
+        states: PartitionStates,
+        extractor: Extractor,
+        buffer_config: BufferConfig,
+        gate_config: GateConfig,
+        sink: Sink,
+    ) -> None:
+        self.app = app
+        self.sink = sink
+        self.settings = settings
+        self.states = states
+        self.extractor = extractor
+        self.buffer_config = buffer_config
+        self.gate_config = gate_config
+        self.memory_topic = topics["memory_log"].get_topic_name()
+        self.dlq_topic = topics["dlq"].get_topic_name()
+        self.stats = WritePathStats()
+        self.maintenance: Maintenance | None = None  # set by register_agents
+
+    # --- agent -----------------------------------------------------------------------
+
+    async def process_batch(self, events: list[Any]) -> None:
+        pending: list[Awaitable[Any]] = []
+        jobs: list[Job] = []
+        flushed: list[Job] = []
+        for event in events:
+            message = event.message
+            try:
+                env = _decode_turn(message.value, self.settings)
+            except EventValidationError as e:
+                pending.append(await self._dead_letter(message, e))
+                continue
+            state = await self.states.get(message.partition)
+            late = event_time_error(
+                env.occurred_at,
+                intake=intake_time(message),
+                skew=self.settings.max_future_skew,
+                watermark=state.watermarks.get(env.namespace),
+            )
+            if late is not None:  # before the buffer and the dream-cycle schedule see it
+                log.warning("write path dead-letters turn %s: %s", env.event_id, late)
+                pending.append(await self._dead_letter(message, late))
+                continue
+            if self.maintenance is not None:
+                boundary = self.maintenance.due(state, env.namespace, env.occurred_at)
+                if boundary is not None:
+                    # The cycle sees everything said before its boundary: extract this
+                    # namespace's buffered turns first, then consolidate.
+                    ready = [*jobs, *self._drain(state, env.namespace)]
+                    jobs = []
+                    if ready:
+                        pending.extend(await self._flush(ready))
+                        flushed.extend(ready)
+                    await self.maintenance.run(state, env.namespace, boundary)
+            jobs.extend(self._accept(state, env, message))
+        if jobs:
+            pending.extend(await self._flush(jobs))
+        await self._settle(pending, [*flushed, *jobs])
+
+    def _drain(self, state: PartitionState, namespace: str) -> list[Job]:
+        keys = [(k, state.buffers[k].first_at) for k in state.open_in(namespace)]
+        return [Job(state, key, state.cut(key), "cycle") for key in flush_order(keys)]
+
+    def _accept(
+        self, state: PartitionState, env: Envelope[ConversationTurn], message: Any
+    ) -> list[Job]:
+        """Buffer one turn; the jobs it makes due, in order: the namespace's other buffers
+        its event time leaves behind, then its own buffer if that is complete."""
+        turn = env.payload
+        ns, session = env.namespace, env.session_id
+        if (ns, turn.turn_id) in state.extracted or state.buffered(ns, session, turn.turn_id):
+            self.stats.duplicates += 1  # a re-delivered or re-published turn: already handled
+            return []
+        self.stats.turns += 1
+        state.last_input[ns] = asyncio.get_running_loop().time()
+        key = (ns, session)
+        jobs: list[Job] = []
+        before = state.watermark(ns)
+        state.advance(ns, env.occurred_at)
+        watermark = state.watermark(ns)
+        if watermark > before:  # the clock moved: other sessions may be left behind
+            stale: dict[tuple[str, str | None], str] = {}
+            for other in state.open_in(ns):
+                buf = state.buffers[other]
+                due = due_on_clock(
+                    first_at=buf.first_at,
+                    last_at=buf.last_at,
+                    watermark=watermark,
+                    config=self.buffer_config,
+                )
+                if other != key and due is not None:
+                    stale[other] = due
+            for other in flush_order((k, state.buffers[k].first_at) for k in stale):
+                jobs.append(Job(state, other, state.cut(other), stale[other]))
+        signal = scan(turn.text, role=turn.role)
+        buffer = state.buffer(key)
+        buffer.turns.append(
+            BufferedTurn(
+                env.event_id,
+                turn.turn_id,
+                turn.role,
+                turn.speaker,
+                turn.text,
+                env.occurred_at,
+                signal,
+                caption_of(turn.metadata, turn.text),
+            )
+        )
+        message.incref()  # held until the buffer's events are durable
+        buffer.messages.append(message)
+        trigger = trigger_on_append(
+            level=signal.level.value,
+            size=len(buffer.turns),
+            first_at=buffer.first_at,
+            watermark=state.watermark(ns),
+            config=self.buffer_config,
+            reasons=signal.reasons,
+        )
+        if trigger is not None:
+            jobs.append(Job(state, key, state.cut(key), trigger))
+        return jobs
+
+    # --- timer -----------------------------------------------------------------------
+
+    async def flush_due(self) -> None:
+        if self.app.producer is None or not self.app.producer.started:
+            return  # starting or stopping: the held turns are re-read after a restart anyway
+        now = asyncio.get_running_loop().time()
+        jobs: list[Job] = []
+        for state in self.states.loaded():
+            # Only whole namespaces that went quiet: while a namespace talks, its clock
+            # decides (in _accept), so a wall-clock moment never splits its stream.
+            for ns in sorted(state.open_keys):
+                if quiet(idle_for=now - state.last_input.get(ns, 0.0), config=self.buffer_config):
+                    keys = [(k, state.buffers[k].first_at) for k in state.open_in(ns)]
+                    jobs.extend(Job(state, k, state.cut(k), "idle") for k in flush_order(keys))
+        if jobs:
+            await self._settle(await self._flush(jobs), jobs)
+
+    # --- flushing ----------------------------------------------------------------------
+
+    async def _flush(self, jobs: list[Job]) -> list[Awaitable[Any]]:
+        # Extraction does not depend on memory state: run it for all jobs at once (the LLM
+        # extractor bounds its own concurrency); planning then runs in order, per partition.
+        results = await asyncio.gather(
+            *(extract_buffer(self.extractor, job.buffer.turns, job.key[1]) for job in jobs)
+        )
+        pending: list[Awaitable[Any]] = []
+        for job, result in zip(jobs, results, strict=True):
+            ns, session = job.key
+            flush = flush_of(
+                result,
+                namespace=ns,
+                session_id=session,
+                trigger=job.trigger,
+                turns=job.buffer.turns,
+                producer=AGENT,
+            )
+            async with job.state.lock:
+                try:
+                    events = plan_flush(
+                        job.state.memory(ns),
+                        flush,
+                        self.gate_config,
+                        self.settings.limits,
+                        utc_now(),
+                    )
+                except Exception as e:
+                    # A bug must not become a poison pill: the turns go to the DLQ with the
+                    # error, and the partition state (maybe half-advanced) is rebuilt from the log.
+                    log.exception(
+                        "planning failed for %s/%s; dead-lettering %d turns",
+                        ns,
+                        session,
+                        len(flush.turns),
+                    )
+                    self.states.drop({job.state.partition})
+                    for message in job.buffer.messages:
+                        pending.append(await self._dead_letter(message, e))
+                    continue
+                job.state.apply(events[0])  # the TurnsExtracted record; the plan applied the rest
+            self.stats.flushes += 1
+            self.stats.memory_events += len(events) - 1
+            self.stats.llm_calls += flush.llm_calls
+            # The TurnsExtracted record goes last: one partition's records become durable in
+            # order, so a crash in the middle of a flush leaves its decisions without it, and
+            # the turns are read and extracted again (facts already stored are recognised).
+            # Sent first, it would mark the turns extracted while some of their facts are lost.
+            for env in [*events[1:], events[0]]:
+                pending.append(
+                    await self.sink.send(
+                        self.memory_topic,
+                        env.key,
+                        encode(env),
+                        partition=job.state.partition,
+                        headers=record_headers(env),
+                    )
+                )
+        return pending
+
+    async def _settle(self, pending: list[Awaitable[Any]], jobs: list[Job]) -> None:
+        """Wait until the broker has every event, then release the held turns."""
+        if pending:
+            await asyncio.gather(*pending)  # a failure raises: the worker restarts and reloads
+        for job in jobs:
+            for message in job.buffer.messages:
+                message.ack(self.app.consumer)
+
+    async def _dead_letter(self, message: Any, error: Exception) -> Awaitable[Any]:
+        self.stats.dead_lettered += 1
+        key, value, headers = dead_letter_record(message, error, AGENT)
+        return await self.sink.send(self.dlq_topic, key, value, headers=headers)
+
+
+def _decode_turn(raw: Any, settings: Settings) -> Envelope[ConversationTurn]:
+    from memstream.schemas.envelope import decode
+
+    if not isinstance(raw, bytes):
+        raise EventValidationError("bad_json", "record has no value")
+    env = decode(raw, limits=settings.limits)
+    if not isinstance(env.payload, ConversationTurn):
+        raise EventValidationError(
+            "wrong_topic", f"{env.type} does not belong on the turns topic", "type"
+        )
+    return env
