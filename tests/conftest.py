@@ -22,6 +22,8 @@ SLOW_FIRST = (
     "integration/test_broker_restart.py",
     "integration/test_projections_live.py",
     "integration/test_read_load.py",
+    "integration/test_readme_commands.py",
+    "integration/test_installed_package.py",
     "integration/test_broker_outage.py",
     "integration/test_write_path.py",
     "integration/test_rebalance.py",
