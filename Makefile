@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup test test-unit test-integration demo lint bench soak faults clean broker
+.PHONY: setup test test-unit test-integration demo lint bench soak faults clean broker browser screenshots
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -14,9 +14,21 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
+# The dashboard's tests drive a real headless Chromium: Debian's package, installed where
+# missing and possible; without it those tests skip and say why.
+browser:
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
+	  { command -v apt-get >/dev/null 2>&1 && (apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >/dev/null 2>&1; } || \
+	  echo "no Chromium could be installed: the dashboard's browser tests will skip"
+
+# every dashboard page of a seeded worker as PNG files in screenshots/ (not committed)
+screenshots: $(STAMP) browser
+	$(BIN)/python -m tests.screenshots --out screenshots
+
 # Two processes, a module each at a time (module fixtures share a worker): most of an
 # integration test is waiting on the broker and the worker, so two overlap well on 2 cores.
-test: $(STAMP)
+test: $(STAMP) browser
 	$(BIN)/pytest -q -p no:cacheprovider -n 2 --dist loadfile --no-loadscope-reorder tests
 
 test-unit: $(STAMP)

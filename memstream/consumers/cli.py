@@ -938,6 +938,32 @@ def cmd_health(args: argparse.Namespace) -> int:
     return 1 if any(r[columns.index("status")] == "degraded" for r in rows) and args.strict else 0
 
 
+def cmd_dashboard(args: argparse.Namespace) -> int:
+    """The running worker's dashboard address (with the key, if one is set, and the
+    namespace); --open starts the desktop's browser on it."""
+    from urllib.parse import urlencode
+
+    from memstream.streams.status import running_worker
+
+    settings = _settings(args)
+    worker = running_worker(settings.data_dir)
+    if worker is None:
+        print(
+            f"memstream dashboard: no running worker for {settings.data_dir}: "
+            "start `memstream worker` (it prints the dashboard's address too)",
+            file=sys.stderr,
+        )
+        return 1
+    query = {k: v for k, v in (("key", _api_key(settings)), ("namespace", args.namespace)) if v}
+    url = f"{worker['api_url']}/ui/" + (f"?{urlencode(query)}" if query else "")
+    print(url)
+    if args.open:
+        import webbrowser
+
+        webbrowser.open(url)
+    return 0
+
+
 def cmd_status(args: argparse.Namespace) -> int:
     """One line per health check (the running worker's /health, or what can be told with
     none); exit 1 when anything is degraded."""
@@ -1235,6 +1261,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--namespace")
     p.add_argument("--strict", action="store_true", help="exit 1 when a workflow is degraded")
     p.set_defaults(fn=cmd_health)
+
+    p = sub.add_parser(
+        "dashboard", help="the running worker's web dashboard address (read-only, same keys)"
+    )
+    p.add_argument("--namespace", help="open on this namespace")
+    p.add_argument("--open", action="store_true", help="open it in the desktop's browser")
+    p.set_defaults(fn=cmd_dashboard)
 
     p = sub.add_parser(
         "status",

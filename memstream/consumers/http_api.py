@@ -137,6 +137,9 @@ class ApiService(Service):
         from memstream.consumers.http_entities import EntityRoutes
 
         EntityRoutes(self.memory).register(self.web)
+        from memstream.consumers.http_dashboard import DashboardRoutes
+
+        DashboardRoutes(self.memory).register(self.web)
 
     async def on_start(self) -> None:
         await self.memory.start()

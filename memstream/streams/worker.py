@@ -132,7 +132,8 @@ def run_worker(
     api_url = f"http://{api.host}:{api.port}"
     record_worker(settings, api_url=api_url, datadir=str(status_dir))
     _say(
-        f"API on {api_url} (health {api_url}/health), broker {settings.bootstrap()}, "
+        f"API on {api_url} (health {api_url}/health, dashboard {api_url}/ui/), "
+        f"broker {settings.bootstrap()}, "
         f"data {settings.data_dir}; joining the consumer group"
     )
 

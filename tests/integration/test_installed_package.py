@@ -73,6 +73,8 @@ def test_the_wheel_holds_one_top_level_package(installed: tuple[Path, Path]) -> 
     tops = {n.split("/")[0] for n in names}
     assert {t for t in tops if not t.endswith(".dist-info")} == {"memstream"}, tops
     assert "memstream/core/gate.py" in names and "memstream/py.typed" in names
+    assert "memstream/consumers/static/dashboard/index.html" in names  # the dashboard
+    assert "memstream/consumers/static/vendor/uplot/LICENSE.txt" in names
     entry = (
         zipfile.ZipFile(wheel)
         .read(next(n for n in names if n.endswith("entry_points.txt")))

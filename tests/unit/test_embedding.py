@@ -82,7 +82,7 @@ def test_hashing_is_deterministic_across_processes() -> None:
     texts = ["The user lives in Lisbon", "café 東京 2024"]
     here = HashingEmbedder(64).embed(texts)
     code = (
-        "import sys, json; from core.embedding import HashingEmbedder;"
+        "import sys, json; from memstream.core.embedding import HashingEmbedder;"
         f"print(json.dumps(HashingEmbedder(64).embed({texts!r}).tolist()))"
     )
     out = subprocess.run(

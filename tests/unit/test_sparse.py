@@ -21,7 +21,7 @@ def test_token_index_is_stable_31_bit_and_process_independent() -> None:
     assert token_index("coffee") == PINNED_COFFEE
     assert 0 <= token_index("coffee") < 2**31
     here = [token_index(t) for t in ("coffee", "tea", "東京")]
-    code = "from core.sparse import token_index;print([token_index(t) for t in ('coffee','tea','東京')])"
+    code = "from memstream.core.sparse import token_index;print([token_index(t) for t in ('coffee','tea','東京')])"
     out = subprocess.run(
         [sys.executable, "-c", code],
         capture_output=True,
