@@ -10,6 +10,7 @@ with (``/ui/?key=...``) as ``Authorization: Bearer``. The SQL is in
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -102,38 +103,31 @@ class DashboardRoutes:
         return await self.memory._guard(request, run)
 
     async def memories(self, request: web.Request) -> web.Response:
-        async def run() -> web.Response:
-            ns = self.memory._query_namespace(request)
-            return json_response(
-                {
-                    "namespace": ns,
-                    "decisions": await self.memory._query(*q.decisions_per_day(ns)),
-                    "moves": await self.memory._query(*q.counts_over_time(ns)),
-                    "by_status_and_tier": await self.memory._query(*q.by_status_and_tier(ns)),
-                    "recent": await self.memory._query(*q.recent_memories(ns)),
-                }
-            )
-
-        return await self.memory._guard(request, run)
+        return await self._answer(
+            request,
+            decisions=q.decisions_per_day,
+            moves=q.counts_over_time,
+            by_status_and_tier=q.by_status_and_tier,
+            recent=q.recent_memories,
+        )
 
     async def learning(self, request: web.Request) -> web.Response:
-        async def run() -> web.Response:
-            ns = self.memory._query_namespace(request)
-            return json_response(
-                {
-                    "namespace": ns,
-                    "histogram": await self.memory._query(*q.q_histogram(ns)),
-                    "per_day": await self.memory._query(*q.q_per_day(ns)),
-                }
-            )
-
-        return await self.memory._guard(request, run)
+        return await self._answer(request, histogram=q.q_histogram, per_day=q.q_per_day)
 
     async def evolution(self, request: web.Request) -> web.Response:
+        return await self._answer(request, candidates=q.evolution)
+
+    async def _answer(
+        self, request: web.Request, **queries: Callable[[str], q.Query]
+    ) -> web.Response:
+        """The rows of each query for the request's namespace, under the query's name."""
+
         async def run() -> web.Response:
             ns = self.memory._query_namespace(request)
-            rows = await self.memory._query(*q.evolution(ns))
-            return json_response({"namespace": ns, "candidates": rows})
+            body: dict[str, Any] = {"namespace": ns}
+            for name, build in queries.items():
+                body[name] = await self.memory._query(*build(ns))
+            return json_response(body)
 
         return await self.memory._guard(request, run)
 

@@ -27,6 +27,7 @@ pytestmark = pytest.mark.integration
 
 MEMSTREAM = str(Path(sys.executable).parent / "memstream")
 CONVERSATION = [
+    ("u0", "user", "Maya", "Hi! I'm Maya, I lead the data platform team at Acme."),
     ("u1", "user", "Maya", "We upgraded the cluster to Kafka 3.7 last week."),
     ("u2", "assistant", "assistant", "Noted: the cluster runs Kafka 3.7 now."),
     ("u3", "user", "Maya", "I prefer Python for the ingestion scripts."),
@@ -116,6 +117,10 @@ def test_every_command_of_the_using_it_block_runs(app: tuple[Path, dict[str, str
                 f"`{line}`: exit {out.returncode}\n{out.stdout}\n{out.stderr}"
             )
         assert any((cwd / "schemas" / "json").glob("*.json"))
+        # the self-introduction is a memory about Maya, not "Maya is Maya"
+        texts = _run('memstream sql "SELECT text FROM memories" --format csv', cwd, env).stdout
+        assert "Maya leads the data platform team at Acme" in texts, texts
+        assert "Maya is Maya" not in texts, texts
         worker = background.pop()
         worker.send_signal(signal.SIGTERM)
         assert worker.wait(60) == 0

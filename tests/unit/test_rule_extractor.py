@@ -590,3 +590,17 @@ def test_assistant_lead_ins_are_stripped() -> None:
         ("User prefers short answers", "preference"),
         ("User is based in Toronto", "fact"),
     ]
+
+
+def test_introducing_oneself_is_no_tautology() -> None:
+    # "I'm Maya" said by Maya: nothing to say beyond the rest of the sentence, or the name
+    assert (
+        to_third_person("Hi! I'm Maya, I lead the data platform team at Acme.", "Maya")
+        == "Hi! Maya leads the data platform team at Acme."
+    )
+    assert to_third_person("I'm Maya.", "Maya") == "Maya's name is Maya."
+    assert to_third_person("I'm Maya Lopez, I run the team.", "Maya Lopez") == (
+        "Maya Lopez runs the team."
+    )
+    assert to_third_person("Maya is Maya's sister.", "Ana") == "Maya is Maya's sister."
+    assert to_third_person("I'm Maya's sister.", "Maya") == "Maya is Maya's sister."

@@ -240,4 +240,15 @@ def third_person(claim: str, name: str, person: str, words: frozenset[str]) -> s
         for i in _WE_GATES.admitting(words_of(out) if admitted else words, out):
             pattern, template = _WE[i]
             out = pattern.sub(template, out)
-    return out.replace(_NAME_SLOT, name)
+    return _untautology(out.replace(_NAME_SLOT, name), name)
+
+
+def _untautology(text: str, name: str) -> str:
+    """Maya saying "I'm Maya" gives "Maya is Maya": followed by more of the sentence the
+    clause says nothing and goes ("Maya is Maya, Maya leads ..." -> "Maya leads ..."); alone
+    it is a name ("Maya's name is Maya")."""
+    said = f"{name} is {name}"
+    if said not in text:
+        return text
+    text = re.sub(rf"\b{re.escape(said)}(?:\s*[,;]|\s+and)\s+(?={re.escape(name)}\b)", "", text)
+    return re.sub(rf"\b{re.escape(said)}\b(?!['’])", f"{name}'s name is {name}", text)
