@@ -132,6 +132,7 @@ async def _run(
             at,
             signal,
             caption_of(row.get("metadata"), row["text"]),
+            dict(row.get("metadata") or {}) or None,
         )
         buffer = buffers.setdefault((ns, session), [])
         buffer.append(turn)

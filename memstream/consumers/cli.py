@@ -938,6 +938,22 @@ def cmd_health(args: argparse.Namespace) -> int:
     return 1 if any(r[columns.index("status")] == "degraded" for r in rows) and args.strict else 0
 
 
+def cmd_metadata(args: argparse.Namespace) -> int:
+    """The URLs, commands, paths, versions and ids kept on active memories."""
+    import orjson
+
+    from memstream.projections.reports import metadata_query
+
+    columns, rows = _rows(
+        _settings(args), *metadata_query(args.kind, args.namespace, args.contains, args.limit)
+    )
+    if args.json:
+        print(orjson.dumps([dict(zip(columns, r, strict=True)) for r in rows]).decode())
+    else:
+        _print_table(columns, rows, sys.stdout)
+    return 0
+
+
 def cmd_dashboard(args: argparse.Namespace) -> int:
     """The running worker's dashboard address (with the key, if one is set, and the
     namespace); --open starts the desktop's browser on it."""
@@ -1261,6 +1277,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--namespace")
     p.add_argument("--strict", action="store_true", help="exit 1 when a workflow is degraded")
     p.set_defaults(fn=cmd_health)
+
+    p = sub.add_parser(
+        "metadata", help="URLs, commands, paths, versions and ids kept on the memories"
+    )
+    p.add_argument("--kind", choices=["url", "command", "path", "version", "id"])
+    p.add_argument("--namespace")
+    p.add_argument("--contains", help="values holding this fragment (any case)")
+    p.add_argument("--limit", type=int, default=1000)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(fn=cmd_metadata)
 
     p = sub.add_parser(
         "dashboard", help="the running worker's web dashboard address (read-only, same keys)"

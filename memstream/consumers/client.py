@@ -309,6 +309,16 @@ class Memory:
         body = _Requests.feedback(target, outcome, namespace, reward, reason, correction, is_query)
         return dict(_checked(self._http.post("/v1/feedback", json=body)))
 
+    def metadata(
+        self, *, namespace: str, kind: str | None = None, contains: str | None = None
+    ) -> list[dict[str, Any]]:
+        """URLs, commands, paths, versions and ids kept on the namespace's memories (one row
+        per value: memory_id, kind, value, text)."""
+        params = {
+            k: v for k, v in (("namespace", namespace), ("kind", kind), ("contains", contains)) if v
+        }
+        return list(_checked(self._http.get("/v1/metadata", params=params))["results"])
+
     def observe(
         self, workflow: str, outcome: str, *, namespace: str, detail: str | None = None
     ) -> dict[str, Any]:

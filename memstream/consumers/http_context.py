@@ -16,7 +16,7 @@ from memstream.schemas.errors import EventValidationError
 
 _COLUMNS = (
     "memory_id, text, category, kind, status, slot, subject, importance, q_value, "
-    "valid_from, valid_until, created_at, updated_at, session_id"
+    "valid_from, valid_until, created_at, updated_at, session_id, metadata"
 )
 
 # Bounded candidate rows per section, so the call costs the same at 100 or 100k memories.
@@ -38,6 +38,8 @@ UNION SELECT * FROM (SELECT * FROM c WHERE q_value >= 0.8 AND access_count >= 10
                      ORDER BY q_value DESC, memory_id LIMIT 15)
 UNION SELECT * FROM (SELECT * FROM c WHERE session_id = ?
                      ORDER BY updated_at DESC, memory_id LIMIT 30)
+UNION SELECT * FROM (SELECT * FROM c WHERE coalesce(metadata, '') <> ''
+                     ORDER BY updated_at DESC, memory_id LIMIT 20)
 UNION SELECT * FROM (SELECT * FROM c WHERE regexp_matches(text, ?)
                      ORDER BY updated_at DESC, memory_id LIMIT 100)
 """

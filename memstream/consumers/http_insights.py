@@ -15,10 +15,12 @@ from aiohttp import web
 from memstream.consumers.auth import ALL, AuthError
 from memstream.consumers.http_api import error, json_response
 from memstream.consumers.http_memory import MemoryRoutes, _limit, _time
+from memstream.core.metadata import KINDS
 from memstream.projections.reports import (
     evidence_query,
     gaps_query,
     health_query,
+    metadata_query,
     status_text,
     suggestions,
 )
@@ -46,6 +48,7 @@ class InsightRoutes:
         r = app.router
         r.add_get("/v1/whoami", self.whoami)
         r.add_get("/v1/gaps", self.gaps)
+        r.add_get("/v1/metadata", self.metadata)
         r.add_get("/v1/workflows/health", self.workflow_health)
         r.add_get("/v1/audit", self.audit_namespace)
         r.add_get("/v1/memories/{memory_id}/audit", self.audit_memory)
@@ -66,6 +69,22 @@ class InsightRoutes:
             days = _limit(request.query.get("days"), 30, 3650)
             rows = await self.memory._query(*gaps_query(days, ns))
             return json_response({"namespace": ns, "days": days, "gaps": rows})
+
+        return await self.memory._guard(request, run)
+
+    async def metadata(self, request: web.Request) -> web.Response:
+        """URLs, commands, paths, versions and ids kept on the namespace's memories:
+        ``?kind=url`` for one kind, ``?contains=wiki`` for values holding a fragment."""
+
+        async def run() -> web.Response:
+            ns = self.memory._query_namespace(request)
+            kind = request.query.get("kind") or None
+            if kind is not None and kind not in KINDS:
+                raise EventValidationError("out_of_range", f"one of {', '.join(KINDS)}", "kind")
+            contains = request.query.get("contains") or None
+            limit = _limit(request.query.get("limit"), 100, 10_000)
+            rows = await self.memory._query(*metadata_query(kind, ns, contains, limit))
+            return json_response({"namespace": ns, "kind": kind, "results": rows})
 
         return await self.memory._guard(request, run)
 

@@ -24,6 +24,7 @@ from memstream.consumers.known_ids import IdDirectory, UnknownId
 from memstream.consumers.producer import AsyncProducer, turn_event
 from memstream.consumers.recall_pool import RecallBusy
 from memstream.core.event_time import CODES as EVENT_TIME_CODES
+from memstream.core.metadata import decode as metadata_map
 from memstream.infra.settings import Settings
 from memstream.schemas.envelope import NAMESPACE_RE, make_event
 from memstream.schemas.errors import EventValidationError
@@ -32,7 +33,7 @@ from memstream.schemas.events import MemoryEdit, RecallRequested
 MEMORY_COLUMNS = (
     "namespace, memory_id, text, category, kind, status, tier, importance, confidence, q_value, stability, "
     "entities, valid_from, valid_until, source_turn_ids, created_at, updated_at, pinned, immutable, superseded_by, "
-    "session_id, access_count, last_access"
+    "session_id, access_count, last_access, metadata"
 )
 
 
@@ -178,8 +179,12 @@ class MemoryRoutes:
 
     @staticmethod
     def _mem0(row: dict[str, Any]) -> dict[str, Any]:
-        """mem0's names ("id", "memory") next to ours, so either client code works."""
-        return {"id": row["memory_id"], "memory": row["text"], **row}
+        """mem0's names ("id", "memory") next to ours, so either client code works; the
+        metadata as a map (URLs, commands, ... and the producer's under 'turn')."""
+        out = {"id": row["memory_id"], "memory": row["text"], **row}
+        if "metadata" in out:
+            out["metadata"] = metadata_map(out["metadata"])
+        return out
 
     def _publisher(self) -> AsyncProducer:
         if self.producer is None:

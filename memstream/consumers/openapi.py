@@ -255,6 +255,22 @@ def document() -> dict[str, Any]:
                     "responses": _ok("gaps"),
                 }
             },
+            "/v1/metadata": {
+                "get": {
+                    "summary": "URLs, commands, paths, versions and ids kept on the memories",
+                    "parameters": [
+                        *NS_QUERY,
+                        {
+                            "name": "kind",
+                            "in": "query",
+                            "schema": {"enum": ["url", "command", "path", "version", "id"]},
+                        },
+                        {"name": "contains", "in": "query", "schema": {"type": "string"}},
+                        _int_query("limit"),
+                    ],
+                    "responses": _ok("one row per value: memory_id, kind, value, text"),
+                }
+            },
             "/v1/workflows/health": {
                 "get": {
                     "summary": "workflow health with the unsuccessful runs behind it",

@@ -6,6 +6,8 @@ rebuilt from the log like everything else) and the namespace's event-time "now":
 - identity: who the owner is (name, age, birthday, origin, e-mail, phone slots);
 - profile: where they live and work, diet, relationships, and their strongest preferences;
 - lessons: corrections, principles and decisions (at most 20; the least important drop);
+- references: the newest memories that carry a URL, command, path, version or id (at most
+  10); wherever a memory is shown, metadata its text does not say is added in brackets;
 - recent: the last 10 events by event time;
 - tasks: open commitments (at most 10); one a later memory reports as done leaves;
 - hot: memories that proved useful (Q >= 0.8, used >= 10 times, younger than 30 days);
@@ -13,8 +15,8 @@ rebuilt from the log like everything else) and the namespace's event-time "now":
   ranked by importance x recency x use.
 
 Rendered as Markdown under a hard byte cap (5 KB by default): when over, the lowest-ranked
-item of the least essential section goes first (hot, recent, lessons, tasks, profile,
-identity), so identity is the last thing ever cut.
+item of the least essential section goes first (hot, recent, references, lessons, session,
+tasks, profile, identity), so identity is the last thing ever cut.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from memstream.core import metadata
 from memstream.core.calendar_words import MONTH_NUMBERS, WEEKDAYS
 
 IDENTITY_SLOTS = ("name", "age", "birthday", "origin", "email", "phone")
@@ -32,17 +35,18 @@ PROFILE_SLOTS = ("location", "employer", "job_title", "diet", "relationship_stat
 LESSON_CATEGORIES = ("correction", "principle", "decision")
 
 #: sections in render order; CUT_ORDER says which loses items first when over the cap
-SECTIONS = ("identity", "profile", "session", "tasks", "lessons", "recent", "hot")
+SECTIONS = ("identity", "profile", "session", "tasks", "lessons", "references", "recent", "hot")
 TITLES = {
     "identity": "Identity",
     "profile": "Profile",
     "session": "This session",
     "tasks": "Pending tasks",
     "lessons": "Lessons",
+    "references": "References (links, commands, paths, versions, ids)",
     "recent": "Recent events",
     "hot": "Often useful",
 }
-CUT_ORDER = ("hot", "recent", "lessons", "session", "tasks", "profile", "identity")
+CUT_ORDER = ("hot", "recent", "references", "lessons", "session", "tasks", "profile", "identity")
 
 _DONE = re.compile(
     r"\b(?:finished|completed|done with|did|submitted|sent|fixed|resolved|shipped|"
@@ -126,6 +130,7 @@ class HotConfig:
     max_preferences: int = 8
     max_hot: int = 15
     max_session: int = 9
+    max_references: int = 10
     hot_min_q: float = 0.8
     hot_min_access: int = 10
     hot_max_age: timedelta = timedelta(days=30)
@@ -209,8 +214,22 @@ def _when(row: Mapping[str, Any]) -> datetime | None:
 
 def _item(row: Mapping[str, Any], section: str) -> HotItem:
     return HotItem(
-        str(row["memory_id"]), str(row["text"]), section, str(row.get("category")), _when(row)
+        str(row["memory_id"]), _with_metadata(row), section, str(row.get("category")), _when(row)
     )
+
+
+def _with_metadata(row: Mapping[str, Any]) -> str:
+    """The memory's text, and what its metadata holds that the text does not say (a
+    paraphrase drops "https://..."): the agent gets the link, not only its mention."""
+    text = str(row["text"])
+    found = metadata.decode(row.get("metadata"))
+    extra = [
+        f"{kind}: {value}"
+        for kind in metadata.KINDS
+        for value in found.get(kind, [])[:3]
+        if value not in text
+    ]
+    return f"{text} [{'; '.join(extra[:4])}]" if extra else text
 
 
 def completed_tasks(
@@ -288,6 +307,14 @@ def build_hot(
         key=lambda r: (str(_when(r) or ""), str(r["memory_id"])),
     )
     block.sections["tasks"] = [_item(r, "tasks") for r in open_tasks[-config.max_tasks :]]
+
+    # memories that carry a link, a command, a path, a version or an id: newest first
+    refs = sorted(
+        (r for r in active if metadata.decode(r.get("metadata")).keys() - {"turn"}),
+        key=lambda r: (str(r.get("updated_at") or ""), str(r["memory_id"])),
+        reverse=True,
+    )
+    block.sections["references"] = [_item(r, "references") for r in refs[: config.max_references]]
 
     lessons = sorted(
         (r for r in active if r.get("category") in LESSON_CATEGORIES),

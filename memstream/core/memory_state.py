@@ -12,6 +12,8 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Literal
 
+from memstream.core.metadata import encode as metadata_text
+from memstream.core.metadata import updated as metadata_after
 from memstream.schemas.envelope import Envelope
 from memstream.schemas.events import (
     MemoryArchived,
@@ -67,6 +69,7 @@ class MemoryState:
     last_q_update: datetime | None = None
     version: int = 1
     last_event_id: str = ""
+    metadata: str = ""  # canonical JSON (core/metadata.py): URLs, commands, paths, versions, ids
 
     @property
     def active(self) -> bool:
@@ -100,6 +103,7 @@ def created(env: Envelope[MemoryCreated]) -> MemoryState:
         source_turn_ids=tuple(p.source_turn_ids),
         created_at=env.occurred_at,
         updated_at=env.occurred_at,
+        metadata=metadata_text(p.metadata),
         pinned=p.pinned,
         subject=p.subject,
         slot=p.slot,
@@ -127,6 +131,7 @@ def apply(state: MemoryState | None, env: Envelope[Any]) -> MemoryState | None:
             content_hash=p.content_hash,
             entities=tuple(p.entities) if replaced else _merge_ids(state.entities, p.entities),
             source_turn_ids=_merge_ids(state.source_turn_ids, p.source_turn_ids),
+            metadata=metadata_after(state.metadata, p.text, p.metadata, replaced),
         )
     elif isinstance(p, MemoryReinforced):
         state = replace(

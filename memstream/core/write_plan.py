@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from memstream.core import metadata
 from memstream.core.extract.images import QUIET_FILTERS, with_caption
 from memstream.core.extract.slots import prefers_item
 from memstream.core.facts import Fact, TurnView
@@ -59,6 +60,7 @@ class BufferedTurn:
     occurred_at: datetime
     signal: SignalRecord
     image: str | None = None  # the caption of a photo the turn shares (core/extract/images.py)
+    meta: dict[str, Any] | None = None  # the producer's metadata of the turn, carried onto memories
 
     @property
     def skipped(self) -> bool:
@@ -307,6 +309,7 @@ def _plan_fact(
                     content_hash=content_hash(ns, merged),
                     entities=list(fact.entities),
                     source_turn_ids=turn_ids,
+                    metadata=_metadata(fact, sources),
                     evidence={
                         **evidence,
                         "new_text": fact.text,
@@ -341,10 +344,16 @@ def _plan_fact(
             subject=fact.subject,
             slot=fact.slot,
             pinned=flashbulb_rule,
+            metadata=(found := _metadata(fact, sources)),
             evidence={
                 **evidence,
                 "signals": {t.turn_id: list(t.signal.reasons) for t in sources},
                 "source_text": source_text(sources),
+                **(
+                    {"incomplete": "a procedure without its command or next step"}
+                    if metadata.lacking_step(fact.text, found)
+                    else {}
+                ),
             },
         ),
         "create",
@@ -444,3 +453,18 @@ def covered_turns(events: Sequence[Envelope[Any]]) -> set[str]:
     return {
         t.turn_id for e in events if isinstance(e.payload, TurnsExtracted) for t in e.payload.turns
     }
+
+
+def _metadata(fact: Fact, sources: Sequence[BufferedTurn]) -> dict[str, Any]:
+    """What the memory keeps verbatim: URLs, commands, paths, versions and ids of the turns
+    it came from (its text, a paraphrase, may have dropped them), and the producer's
+    metadata of those turns (merged) under 'turn'."""
+    # the turns, not the memory's text: a memory's text is made of its turns' words (the
+    # rule extractor copies spans; a model paraphrases and drops, it does not invent links)
+    found: dict[str, Any] = metadata.merge(*(metadata.extract(t.text) for t in sources))
+    producer: dict[str, Any] = {}
+    for t in sources:  # the later turn's value wins, as in a dict update
+        producer.update(t.meta or {})
+    if producer:
+        found["turn"] = producer
+    return found

@@ -167,6 +167,7 @@ def state_from_row(row: dict[str, Any]) -> MemoryState:
     values = {name: row[name] for name in MEMORY_FIELDS}
     for name in _TUPLE_FIELDS:
         values[name] = tuple(values[name] or ())
+    values["metadata"] = values["metadata"] or ""  # a row from before the column
     return MemoryState(**values)
 
 
@@ -199,6 +200,7 @@ class DuckDBProjection(Projection):
             self.con.execute(f"CREATE TABLE IF NOT EXISTS {table} ({columns})")
         # columns added after a file was created (a replay gives a fresh file anyway)
         self.con.execute("ALTER TABLE memories ADD COLUMN IF NOT EXISTS immutable BOOLEAN")
+        self.con.execute("ALTER TABLE memories ADD COLUMN IF NOT EXISTS metadata VARCHAR")
         for view, body in VIEWS.items():
             self.con.execute(f"CREATE OR REPLACE VIEW {view} AS {body}")
         # User SQL gets its own connection (DuckDB connections are per thread) behind a lock.

@@ -64,7 +64,7 @@ TABLES: dict[str, str] = {
         valid_until TIMESTAMPTZ, content_hash VARCHAR, source_turn_ids VARCHAR[], created_at TIMESTAMPTZ,
         updated_at TIMESTAMPTZ, pinned BOOLEAN, immutable BOOLEAN, subject VARCHAR, slot VARCHAR, superseded_by VARCHAR,
         merged_into VARCHAR, tagged_until TIMESTAMPTZ, reinforcements INTEGER, last_q_update TIMESTAMPTZ,
-        version INTEGER, last_event_id VARCHAR,
+        version INTEGER, last_event_id VARCHAR, metadata VARCHAR,
         PRIMARY KEY (namespace, memory_id)""",
 }
 

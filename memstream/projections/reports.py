@@ -67,3 +67,36 @@ def status_text(status: str) -> str:
     return (
         "too few observations to judge (3 in 7 days needed)" if status == "insufficient" else status
     )
+
+
+def metadata_query(
+    kind: str | None = None,
+    namespace: str | None = None,
+    contains: str | None = None,
+    limit: int = 1000,
+) -> Query:
+    """Metadata values of active memories, one row each: namespace, memory_id, kind, value,
+    text; of one kind, one namespace, and values holding a fragment (any case) if given."""
+    from memstream.core.metadata import KINDS
+
+    kinds = [kind] if kind else list(KINDS)
+    where, params = ["m.status = 'active'", "coalesce(m.metadata, '') <> ''"], []
+    if namespace:
+        where.append("m.namespace = ?")
+        params.append(namespace)
+    parts = " UNION ALL ".join(
+        f"""SELECT m.namespace, m.memory_id, '{k}' AS kind,
+                   unnest(from_json(json_extract(m.metadata, '$.{k}'), '["VARCHAR"]')) AS value,
+                   m.text, m.updated_at
+            FROM memories m WHERE {" AND ".join(where)}
+              AND json_extract(m.metadata, '$.{k}') IS NOT NULL"""
+        for k in kinds
+        if k in KINDS
+    )
+    outer, outer_params = "", []
+    if contains:
+        outer = "WHERE value ILIKE ?"
+        outer_params.append(f"%{contains}%")
+    sql = f"""SELECT namespace, memory_id, kind, value, text FROM ({parts}) AS v {outer}
+              ORDER BY namespace, kind, updated_at DESC, value LIMIT {int(limit)}"""
+    return sql, params * len([k for k in kinds if k in KINDS]) + outer_params

@@ -227,6 +227,13 @@ class MemoryCreated:
     tier: Tier = "working"
     subject: str | None = field(default=None, metadata=spec(max_len=200))
     slot: str | None = field(default=None, metadata=spec(max_len=200))
+    metadata: dict[str, Any] = field(
+        default_factory=dict,
+        metadata=spec(
+            description="URLs, commands, paths, versions and ids (core/metadata.py); the "
+            "producer's turn metadata under 'turn'"
+        ),
+    )
     evidence: dict[str, Any] = _evidence()
 
 
@@ -273,6 +280,13 @@ class MemoryUpdated:
     content_hash: str = field(metadata=spec(pattern=r"[0-9a-f]{64}"))
     entities: list[str] = field(default_factory=list)
     source_turn_ids: list[str] = field(default_factory=list)
+    metadata: dict[str, Any] = field(
+        default_factory=dict,
+        metadata=spec(
+            description="URLs, commands, paths, versions and ids (core/metadata.py); the "
+            "producer's turn metadata under 'turn'"
+        ),
+    )
     evidence: dict[str, Any] = _evidence()
 
 

@@ -177,6 +177,7 @@ class WritePath:
                 env.occurred_at,
                 signal,
                 caption_of(turn.metadata, turn.text),
+                dict(turn.metadata) or None,
             )
         )
         message.incref()  # held until the buffer's events are durable

@@ -32,6 +32,7 @@ CHATTER = [
 
 # one memory of each of the first session's turns and the last one: all projected
 WANTED = (
+    "runbook",
     "Rosa Delgado",
     "Valencia",
     "before pushing",
@@ -62,6 +63,13 @@ def rosa(settings: Settings, worker: WorkerProcess) -> str:
             user_id=ns,
             run_id="s0",
             occurred_at=T0,
+        )
+        mem.add(  # a link, with the producer's own metadata: both kept on the memory
+            _turns(["Our deploy runbook is at https://wiki.acme.io/ops/runbook, keep it handy."]),
+            user_id=ns,
+            run_id="s0",
+            occurred_at=T0 + timedelta(minutes=5),
+            metadata={"source": "slack", "channel": "ops"},
         )
         for day in range(1, 31):
             mem.add(
@@ -118,6 +126,7 @@ def test_identity_lesson_and_open_task_survive_a_month(settings: Settings, rosa:
     assert not any("grant proposal to Marcus by" in t for t in tasks), tasks
     assert block["hot"]["completed_tasks"]
     assert "## Identity" in text and "plumber" in text
+    assert "https://wiki.acme.io/ops/runbook" in text  # the link itself, a month later
     assert block["tokens"] <= block["budget"] and set(block["memory_ids"])
 
 
@@ -150,3 +159,21 @@ def test_cli_context_and_memory_md_export(settings: Settings, rosa: str, tmp_pat
     assert export.returncode == 0, export.stderr
     md = (tmp_path / rosa / "MEMORY.md").read_text()
     assert "## Identity" in md and "Rosa" in md and len(md.encode()) <= 5 * 1024
+
+
+def test_links_and_producer_metadata_are_kept_and_listed(settings: Settings, rosa: str) -> None:
+    url = "https://wiki.acme.io/ops/runbook"
+    with Memory(settings=settings) as mem:
+        found = mem.metadata(namespace=rosa, kind="url")
+        assert [r["value"] for r in found] == [url], found
+        assert mem.metadata(namespace=rosa, contains="RUNBOOK")[0]["value"] == url
+        assert mem.metadata(namespace=rosa, contains="nothing-like-it") == []
+        memory = next(r for r in mem.get_all(user_id=rosa)["results"] if "runbook" in r["memory"])
+        assert memory["metadata"]["url"] == [url]
+        assert memory["metadata"]["turn"] == {"source": "slack", "channel": "ops"}
+        with pytest.raises(MemstreamError) as info:
+            mem.metadata(namespace=rosa, kind="colour")
+        assert info.value.path == "kind"
+    out = memstream(settings, "metadata", "--kind", "url", "--namespace", rosa, "--json")
+    assert out.returncode == 0, out.stderr
+    assert url in out.stdout
