@@ -138,6 +138,36 @@ def cmd_schemas(args: argparse.Namespace) -> int:
     return 0
 
 
+def _notes_as_jsonl(args: argparse.Namespace, path: Path) -> tuple[Path, list[int]] | int:
+    """Markdown daily notes (core/notes.py) as an ingest file beside the data directory."""
+    import tempfile
+    from datetime import date
+
+    import orjson
+
+    from memstream.core.notes import NotesError, note_turns
+
+    if not args.namespace:
+        print("memstream ingest: markdown notes need --namespace NAME", file=sys.stderr)
+        return 2
+    try:
+        day = date.fromisoformat(args.date) if args.date else None
+        rows = note_turns(
+            path.read_text(encoding="utf-8"),
+            name=str(path),
+            namespace=args.namespace,
+            speaker=args.speaker,
+            day=day,
+        )
+    except (NotesError, ValueError) as e:
+        print(f"memstream ingest: {e}", file=sys.stderr)
+        return 2
+    out = Path(tempfile.mkstemp(prefix="notes-", suffix=".jsonl")[1])
+    out.write_bytes(b"".join(orjson.dumps(row) + b"\n" for _, row in rows))
+    print(f"{path}: {len(rows)} notes as turns of {args.namespace}", file=sys.stderr)
+    return out, [line for line, _ in rows]
+
+
 def cmd_ingest(args: argparse.Namespace) -> int:
     from memstream.consumers.ingest import BrokerUnavailable, ingest_file
     from memstream.consumers.producer import AsyncProducer, PublishError
@@ -151,6 +181,13 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     if not path.exists():
         print(f"memstream ingest: no such file: {path}", file=sys.stderr)
         return 2
+    lines: list[int] | None = None  # markdown: the note's line for each converted line
+    if path.suffix.lower() in (".md", ".markdown"):
+        converted = _notes_as_jsonl(args, path)
+        if isinstance(converted, int):
+            return converted
+        path, lines = converted
+    shown = Path(args.file)
     progress = Progress(
         "ingest",
         path.stat().st_size,
@@ -159,6 +196,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     rejects_out = open(args.rejects, "w") if args.rejects else None  # noqa: SIM115
 
     def on_reject(line_no: int, reason: str) -> None:
+        if lines is not None:  # the line of the note in the markdown file
+            line_no = lines[line_no - 1]
         line = f"line {line_no}: {reason}"
         print(f"\r{line}\x1b[K" if progress.enabled else line, file=sys.stderr)
         if rejects_out:
@@ -194,10 +233,12 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     finally:
         if rejects_out:
             rejects_out.close()
+        if lines is not None:
+            path.unlink(missing_ok=True)  # the notes converted to turns
     progress.close()
     rate = report.published / report.seconds if report.seconds else 0.0
     print(
-        f"ingested {report.published} turns from {path} in {report.seconds:.2f}s ({rate:,.0f}/s); "
+        f"ingested {report.published} turns from {shown} in {report.seconds:.2f}s ({rate:,.0f}/s); "
         f"{report.rejected} line(s) rejected"
     )
     if report.unacknowledged:
@@ -1144,8 +1185,11 @@ def build_parser() -> argparse.ArgumentParser:
         "the result (needs a running worker); exit 3 on timeout",
     )
     p.add_argument("--wait-timeout", type=float, default=600.0, help="seconds (default 600)")
-    p.add_argument("file")
+    p.add_argument("file", help="JSONL turns, or markdown notes (.md: --namespace needed)")
     p.add_argument("--window", type=int, default=5000, help="publishes in flight at most")
+    p.add_argument("--namespace", help="markdown notes: whose notes they are")
+    p.add_argument("--speaker", default="User", help="markdown notes: who wrote them")
+    p.add_argument("--date", help="markdown notes: their day, if the file name has none")
     p.add_argument(
         "--broker-timeout",
         type=float,
