@@ -240,21 +240,23 @@ def completed_tasks(
     common to most memories, dates and numbers."""
     out: dict[str, str] = {}
     common = common_words([str(r["text"]) for r in others])
-    reports = [r for r in others if _DONE.search(str(r["text"]))]
+    # each report's words and time once, not once per task
+    reports = [
+        (r["memory_id"], _when(r), _words(str(r["text"]), common))
+        for r in others
+        if _DONE.search(str(r["text"]))
+    ]
     for task in tasks:
         words = _words(str(task["text"]), common)
         if not words:
             continue
-        need = 1 if len(words) == 1 else 2
+        need = min(1 if len(words) == 1 else 2, len(words))
         started = _when(task)
-        for report in reports:
-            at = _when(report)
+        for report_id, at, report_words in reports:
             if started is not None and at is not None and at < started:
                 continue
-            if report["memory_id"] != task["memory_id"] and len(
-                words & _words(str(report["text"]), common)
-            ) >= min(need, len(words)):
-                out[str(task["memory_id"])] = str(report["memory_id"])
+            if report_id != task["memory_id"] and len(words & report_words) >= need:
+                out[str(task["memory_id"])] = str(report_id)
                 break
     return out
 
