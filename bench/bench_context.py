@@ -19,9 +19,9 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from bench.figures import Figure
-from memstream.consumers.http_context import _CANDIDATES, _DONE, _NOW
+from memstream.consumers.http_context import _CANDIDATES, _NOW
 from memstream.core.hashing import content_hash
-from memstream.core.hot_memory import build_hot, render
+from memstream.core.hot_memory import _DONE, build_hot, render
 from memstream.infra.topics import topic_names
 from memstream.projections.duckdb_projection import DuckDBProjection
 from memstream.projections.port import LogRecord
