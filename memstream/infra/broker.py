@@ -153,7 +153,9 @@ class EmbeddedBroker:
         broker's pid and the pid of the process that owns it, for ``memstream broker --stop``)."""
         data_dir.mkdir(parents=True, exist_ok=True)
         path = broker_state_path(data_dir)
-        path.write_bytes(
+        # written aside and renamed: a reader never sees a half-written (empty) record
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_bytes(
             orjson.dumps(
                 {
                     "bootstrap": self.bootstrap,
@@ -162,6 +164,7 @@ class EmbeddedBroker:
                 }
             )
         )
+        tmp.replace(path)
         return path
 
     def __enter__(self) -> EmbeddedBroker:
