@@ -28,6 +28,7 @@ async def recall_over_bus(
     as_of: datetime | None = None,
     timeout: float = 30.0,
     token: str | None = None,
+    filters: dict[str, Any] | None = None,
 ) -> Envelope[RecallAnswered]:
     """``token``: a key for ``namespace``, required when the worker has API keys
     (MEMSTREAM_API_KEYS); sent in the ``memstream-token`` header, never in the event."""
@@ -51,7 +52,9 @@ async def recall_over_bus(
         for tp in tps:
             await consumer.position(tp)
         request = make_event(
-            RecallRequested(query_id=correlation, query=query, k=k, as_of=as_of),
+            RecallRequested(
+                query_id=correlation, query=query, k=k, as_of=as_of, filters=dict(filters or {})
+            ),
             namespace=namespace,
             correlation_id=correlation,
             limits=settings.limits,

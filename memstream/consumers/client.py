@@ -109,7 +109,7 @@ class _Requests:
     def recall(query: str, ns: str, k: int, filters: Mapping[str, Any] | None) -> dict[str, Any]:
         f = dict(filters or {})
         as_of = f.pop("as_of", None)
-        return {
+        body = {
             "namespace": ns,
             "query": query,
             "k": k,
@@ -117,6 +117,9 @@ class _Requests:
             "include_superseded": bool(f.pop("include_superseded", False)),
             "session_id": f.pop("session_id", None) or f.pop("run_id", None),
         }
+        if f:  # category / tier: the worker checks them and names any it does not know
+            body["filters"] = f
+        return body
 
     @staticmethod
     def feedback(

@@ -25,6 +25,7 @@ from memstream.consumers.producer import AsyncProducer, turn_event
 from memstream.consumers.recall_pool import RecallBusy
 from memstream.core.event_time import CODES as EVENT_TIME_CODES
 from memstream.core.metadata import decode as metadata_map
+from memstream.core.recall_filters import parse as parse_filters
 from memstream.infra.settings import Settings
 from memstream.schemas.envelope import NAMESPACE_RE, make_event
 from memstream.schemas.errors import EventValidationError
@@ -89,6 +90,15 @@ def _limit(value: str | None, default: int, most: int) -> int:
     if limit < 1:
         raise EventValidationError("out_of_range", "must be at least 1", "limit")
     return min(limit, most)
+
+
+def _filters_of(body: dict[str, Any]) -> dict[str, Any]:
+    """The request's recall filters (``"filters": {...}``), checked before anything runs."""
+    filters = body.get("filters") or {}
+    if not isinstance(filters, dict):
+        raise EventValidationError("wrong_type", "an object of filters", "filters")
+    parse_filters(filters)  # an unknown or empty filter is an error naming it
+    return filters
 
 
 class MemoryRoutes:
@@ -350,6 +360,7 @@ class MemoryRoutes:
                     k=_first_present(body, "k", "top_k", default=10),
                     as_of=_time(body.get("as_of"), "as_of"),
                     include_superseded=bool(body.get("include_superseded")),
+                    filters=_filters_of(body),
                 ),
                 namespace=ns,
                 session_id=body.get("session_id"),
@@ -370,6 +381,7 @@ class MemoryRoutes:
                 include_superseded=req.include_superseded,
                 session_id=asked.session_id,
                 query_id=query_id,
+                filters=parse_filters(req.filters),
             )
             await self.observe(
                 ns,

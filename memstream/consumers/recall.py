@@ -25,6 +25,7 @@ from memstream.core.fusion import Part, fuse_parts
 from memstream.core.intent import classify
 from memstream.core.memory_state import MemoryState, from_json
 from memstream.core.mmr import folded, mmr
+from memstream.core.recall_filters import RecallFilters
 from memstream.core.recall_gate import (
     MATCH_DEPTH,
     Match,
@@ -88,6 +89,8 @@ class RecallResult:
             "intent": self.intent,
             "skipped_reason": self.skipped_reason,
             "results": [r.as_dict() for r in self.results],
+            # what the answer was limited to, so a caller sees its filters were applied
+            **({"filters": self.details["filters"]} if "filters" in self.details else {}),
         }
 
 
@@ -138,6 +141,7 @@ class RecallService:
         now: datetime | None = None,
         record: bool = True,
         wait: bool = False,
+        filters: RecallFilters | None = None,
     ) -> RecallResult:
         """Runs on the bounded recall pool: RecallBusy when it is full (unless ``wait``)."""
         result = await self.pool.run(
@@ -150,6 +154,7 @@ class RecallService:
                 session_id=session_id,
                 query_id=query_id,
                 now=now,
+                filters=filters,
             ),
             wait=wait,
         )
@@ -176,8 +181,10 @@ class RecallService:
         session_id: str | None = None,
         query_id: str | None = None,
         now: datetime | None = None,
+        filters: RecallFilters | None = None,
     ) -> RecallResult:
         qid = query_id or f"q-{uuid.uuid4().hex}"
+        only = filters if filters is not None and not filters.empty else None
         now = now or as_of or utc_now()
         gate = should_retrieve(query)
         if not gate.retrieve:
@@ -193,7 +200,8 @@ class RecallService:
         statuses: tuple[str, ...] = ("active", "superseded") if superseded else ("active",)
         point_in_time = as_of or intent.at
         subqueries = decompose(query) or [query]
-        depth = max(profile.limit, k * 4)
+        # a filter drops candidates after the store's fusion: fetch deeper so k remain
+        depth = max(profile.limit, k * 4) * (3 if only else 1)
         parts: list[Part] = []
         hits: dict[str, Hit] = {}
         query_vectors = []
@@ -234,6 +242,11 @@ class RecallService:
         states = {mid: from_json(hits[mid].payload.extra["state"]) for mid in ids}
         if as_of is not None:
             fused = [(mid, r) for mid, r in fused if known_and_not_over(states[mid], as_of)]
+            ids = [mid for mid, _ in fused]
+        if only is not None:
+            fused = [
+                (mid, r) for mid, r in fused if only.allows(states[mid].category, states[mid].tier)
+            ]
             ids = [mid for mid, _ in fused]
         candidates = []
         for mid, relevance in fused:
@@ -294,6 +307,7 @@ class RecallService:
                 "match": {"cosine": round(match.cosine, 6), "coverage": round(match.coverage, 6)},
                 "subqueries": subqueries,
                 "candidates": len(candidates),
+                **({"filters": only.as_dict()} if only else {}),
                 "folded": folded(ids, derived, sources),
                 "cues": list(intent.cues),
                 # An absolute measure of how well the best answer matches (ranking scores are

@@ -20,6 +20,8 @@ from memstream.consumers.auth import TOKEN_HEADER, bus_denial, header, parse_key
 from memstream.core.buffer_policy import BufferConfig
 from memstream.core.event_time import event_time_error
 from memstream.core.gate import GateConfig
+from memstream.core.recall_filters import RecallFilters
+from memstream.core.recall_filters import parse as parse_filters
 from memstream.infra.kafka_auth import client_options
 from memstream.infra.settings import Settings
 from memstream.projections.factory import gate_embedder
@@ -168,7 +170,15 @@ def recall_responder(
         provider = handles.get("recall")
         service = provider() if provider else None
         denied = bus_denial(keys, header(event.message.headers, TOKEN_HEADER), env.namespace)
-        if denied is not None:
+        filters: RecallFilters | None = None
+        bad_filter: str | None = None
+        try:
+            filters = parse_filters(req.filters)
+        except EventValidationError as e:  # answered, never dropped: the caller waits for it
+            bad_filter = str(e)
+        if denied is None and bad_filter is not None:
+            answer = RecallAnswered(query_id=req.query_id, confidence="skipped", error=bad_filter)
+        elif denied is not None:
             log.warning(
                 "recall-responder refuses %s for %s: %s", env.event_id, env.namespace, denied
             )
@@ -189,6 +199,7 @@ def recall_responder(
                 session_id=env.session_id,
                 query_id=req.query_id,
                 wait=True,  # the topic is the queue: wait for a slot, never refuse
+                filters=filters,
             )
             answer = RecallAnswered(
                 query_id=req.query_id,
