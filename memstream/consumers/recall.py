@@ -22,6 +22,7 @@ from memstream.consumers.recall_pool import RecallPool
 from memstream.core.decompose import decompose
 from memstream.core.embedding import Embedder
 from memstream.core.fusion import Part, fuse_parts
+from memstream.core.graph_walk import ANCHORS, FOLLOW, Reached, links_between, placed, walk
 from memstream.core.intent import classify
 from memstream.core.memory_state import MemoryState, from_json
 from memstream.core.mmr import folded, mmr
@@ -276,22 +277,53 @@ class RecallService:
         sources = {mid: states[mid].source_turn_ids for mid in ids}
         derived = {mid for mid in ids if states[mid].category == "summary"}
         top = mmr(scored, vectors, lambda_=0.7, k=k, sources=sources, derived=derived)
+
+        def admit(mid: str) -> bool:
+            st = states.get(mid)
+            return (
+                st is not None
+                and st.status in statuses
+                and (as_of is None or known_and_not_over(st, as_of))
+                and (only is None or only.allows(st.category, st.tier))
+            )
+
+        answer, graph = self._graph(namespace, intent.kind, top, states, admit, k)
+        explains = {s.memory_id: s.explain for s in top}
+        links = links_between(
+            [mid for mid, _s, _r in answer], {m: states[m].relations for m in states}
+        )
         results = [
             RecallHitView(
-                memory_id=s.memory_id,
-                text=states[s.memory_id].text,
-                score=round(s.score, 6),
+                memory_id=mid,
+                text=states[mid].text,
+                score=score,
                 explain={
-                    **s.explain,
-                    **{f"store.{key}": v for key, v in hits[s.memory_id].explain().items()},
+                    **(explains.get(mid) or {}),
+                    **(
+                        {f"store.{key}": v for key, v in hits[mid].explain().items()}
+                        if mid in hits
+                        else {}
+                    ),
+                    **(
+                        {
+                            "graph": {
+                                "anchor": via.anchor,
+                                "hops": len(via.path),
+                                "path": [h.as_dict() for h in via.path],
+                            }
+                        }
+                        if via is not None
+                        else {}
+                    ),
+                    **({"edges": links[mid]} if mid in links else {}),
                 },
-                source_turn_ids=list(states[s.memory_id].source_turn_ids),
-                category=states[s.memory_id].category,
-                status=states[s.memory_id].status,
-                created_at=states[s.memory_id].created_at.isoformat(),
-                session_id=states[s.memory_id].session_id,
+                source_turn_ids=list(states[mid].source_turn_ids),
+                category=states[mid].category,
+                status=states[mid].status,
+                created_at=states[mid].created_at.isoformat(),
+                session_id=states[mid].session_id,
             )
-            for s in top
+            for mid, score, via in answer
         ]
         match = self._match(query, query_vectors, top, vectors, states, hits)
         gated = nothing_relevant(match)
@@ -310,11 +342,43 @@ class RecallService:
                 **({"filters": only.as_dict()} if only else {}),
                 "folded": folded(ids, derived, sources),
                 "cues": list(intent.cues),
+                **({"graph": graph} if graph else {}),
                 # An absolute measure of how well the best answer matches (ranking scores are
                 # relative to the candidate set): the top result's dense cosine similarity.
                 "top_relevance": _dense_score(hits[top[0].memory_id]) if top else 0.0,
             },
         )
+
+    def _graph(
+        self,
+        namespace: str,
+        kind: str,
+        top: Sequence[Any],
+        states: dict[str, MemoryState],
+        admit: Callable[[str], bool],
+        k: int,
+    ) -> tuple[list[tuple[str, float, Reached | None]], dict[str, Any]]:
+        """The ranked answer with the memories the question's edges reach placed after the
+        memory they hang from (``core.graph_walk``); ``states`` gains the reached ones."""
+        ranked = [(s.memory_id, round(s.score, 6)) for s in top]
+        rule = FOLLOW.get(kind)
+        if rule is None or not top:
+            return [(mid, score, None) for mid, score in ranked], {}
+        follow, hops = rule
+
+        def relations_of(ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
+            missing = [m for m in ids if m not in states]
+            for point in self.store.get(namespace, missing, with_vectors=False):
+                states[point.memory_id] = from_json(point.payload.extra["state"])
+            return {m: states[m].relations for m in ids if m in states}
+
+        reached = walk([mid for mid, _ in ranked[:ANCHORS]], follow, hops, relations_of, admit)
+        answer = placed(ranked, reached, k)
+        return answer, {
+            "followed": sorted(follow),
+            "hops": hops,
+            "reached": [r.memory_id for r in reached],
+        }
 
     @staticmethod
     def _match(

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Literal
 
+from memstream.core import relations
 from memstream.core.metadata import encode as metadata_text
 from memstream.core.metadata import updated as metadata_after
 from memstream.schemas.envelope import Envelope
@@ -24,6 +25,8 @@ from memstream.schemas.events import (
     MemorySuperseded,
     MemoryUpdated,
     QValueUpdated,
+    RelationAdded,
+    RelationRemoved,
     SynapticTagged,
     TagCaptured,
     TagExpired,
@@ -70,6 +73,8 @@ class MemoryState:
     version: int = 1
     last_event_id: str = ""
     metadata: str = ""  # canonical JSON (core/metadata.py): URLs, commands, paths, versions, ids
+    # typed edges to other memories, both directions ("causes>ID 0.800"; core/relations.py)
+    relations: tuple[str, ...] = ()
 
     @property
     def active(self) -> bool:
@@ -160,6 +165,14 @@ def apply(state: MemoryState | None, env: Envelope[Any]) -> MemoryState | None:
         state = replace(state, status="active", merged_into=None)
     elif isinstance(p, MemoryPinned):
         state = replace(state, pinned=p.pinned, immutable=p.immutable)
+    elif isinstance(p, RelationAdded | RelationRemoved):
+        confidence = p.confidence if isinstance(p, RelationAdded) else None
+        state = replace(
+            state,
+            relations=relations.updated(
+                state.relations, state.memory_id, p.memory_id, p.target_id, p.relation, confidence
+            ),
+        )
     else:  # DuplicateSkipped, TurnsExtracted: records of decisions that change no memory
         return state
     if state.last_event_id == env.event_id:
@@ -176,16 +189,25 @@ def memory_id_of(env: Envelope[Any]) -> str | None:
     return getattr(env.payload, "memory_id", None)
 
 
+def memory_ids_of(env: Envelope[Any]) -> tuple[str, ...]:
+    """The memories an event changes: its ``memory_id``, and an edge's target too."""
+    mid = getattr(env.payload, "memory_id", None)
+    if mid is None:
+        return ()
+    p = env.payload
+    if isinstance(p, RelationAdded | RelationRemoved) and p.target_id != mid:
+        return (mid, p.target_id)
+    return (mid,)
+
+
 def fold(events: list[Envelope[Any]]) -> dict[str, MemoryState]:
     """All memories after ``events`` (in log order)."""
     states: dict[str, MemoryState] = {}
     for env in events:
-        mid = memory_id_of(env)
-        if mid is None:
-            continue
-        new = apply(states.get(mid), env)
-        if new is not None:
-            states[mid] = new
+        for mid in memory_ids_of(env):
+            new = apply(states.get(mid), env)
+            if new is not None:
+                states[mid] = new
     return states
 
 
@@ -219,4 +241,5 @@ def from_json(data: dict[str, Any]) -> MemoryState:
             values[name] = datetime.fromisoformat(values[name])
     values["entities"] = tuple(values.get("entities") or ())
     values["source_turn_ids"] = tuple(values.get("source_turn_ids") or ())
+    values["relations"] = tuple(values.get("relations") or ())
     return MemoryState(**values)

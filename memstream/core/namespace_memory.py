@@ -12,8 +12,9 @@ from numpy.typing import NDArray
 
 from memstream.core.embedding import Embedder
 from memstream.core.gate import Neighbour
-from memstream.core.memory_state import MemoryState, apply, memory_id_of
+from memstream.core.memory_state import MemoryState, apply, memory_ids_of
 from memstream.schemas.envelope import Envelope
+from memstream.schemas.events import RelationAdded, RelationRemoved
 
 
 @dataclass
@@ -24,6 +25,11 @@ class NamespaceMemory:
     by_hash: dict[str, str] = field(default_factory=dict)
     by_slot: dict[tuple[str, str], set[str]] = field(default_factory=dict)
     tagged: set[str] = field(default_factory=set)  # memories with a live or unexpired synaptic tag
+    # entity -> memories that name it, in the order they first did (core/relations.py)
+    by_entity: dict[str, list[str]] = field(default_factory=dict)
+    # live edges: (source, target, relation) -> (confidence, order added), for the bound
+    edges: dict[tuple[str, str, str], tuple[float, int]] = field(default_factory=dict)
+    _edge_seq: int = 0
     _rows: dict[str, int] = field(default_factory=dict)
     _ids: list[str] = field(default_factory=list)
     _matrix: NDArray[np.float32] = field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))
@@ -43,9 +49,25 @@ class NamespaceMemory:
         return vector
 
     def apply(self, env: Envelope[Any]) -> MemoryState | None:
-        mid = memory_id_of(env)
-        if mid is None:
+        """Applies ``env`` to every memory it changes; returns the state of its ``memory_id``."""
+        ids = memory_ids_of(env)
+        if not ids:
             return None
+        p = env.payload
+        if isinstance(p, RelationAdded | RelationRemoved) and all(i in self.states for i in ids):
+            key = (p.memory_id, p.target_id, p.relation)
+            if isinstance(p, RelationRemoved):
+                self.edges.pop(key, None)
+            else:
+                order = self.edges[key][1] if key in self.edges else self._edge_seq
+                self._edge_seq += key not in self.edges
+                self.edges[key] = (p.confidence, order)
+        first = self._apply_one(ids[0], env)
+        for other in ids[1:]:
+            self._apply_one(other, env)
+        return first
+
+    def _apply_one(self, mid: str, env: Envelope[Any]) -> MemoryState | None:
         before = self.states.get(mid)
         after = apply(before, env)
         if after is None or after is before:
@@ -60,6 +82,11 @@ class NamespaceMemory:
             self.tagged.discard(mid)
         if after.subject and after.slot:
             self.by_slot.setdefault((after.subject, after.slot), set()).add(mid)
+        if before is None or before.entities != after.entities:
+            for entity in after.entities:
+                named = self.by_entity.setdefault(entity, [])
+                if mid not in named:
+                    named.append(mid)
         if before is None or before.text != after.text:
             self._set_vector(mid, self.embed(after.text))
         self._active[self._rows[mid]] = after.active
@@ -96,6 +123,19 @@ class NamespaceMemory:
             return None
         mid = self._ids[best]
         return Neighbour(mid, float(scores[best]), self.states[mid].text)
+
+    def nearest(self, vector: NDArray[np.float32], n: int) -> list[str]:
+        """The ``n`` active memories closest to ``vector``, closest first."""
+        count = len(self._ids)
+        if count == 0 or n <= 0:
+            return []
+        scores = np.where(self._active[:count], self._matrix[:count] @ vector, -np.inf)
+        top = np.argsort(-scores, kind="stable")[:n]
+        return [self._ids[int(i)] for i in top if np.isfinite(scores[int(i)])]
+
+    def naming(self, entity: str) -> list[str]:
+        """Active memories that name ``entity``, in the order they first did."""
+        return [m for m in self.by_entity.get(entity, ()) if self.states[m].active]
 
     def slot_holder(
         self, subject: str | None, slot: str | None, vector: NDArray[np.float32]

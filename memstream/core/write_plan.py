@@ -22,6 +22,8 @@ from memstream.core.gate import GateConfig, GateDecision, decide, reinforced_sta
 from memstream.core.hashing import content_hash
 from memstream.core.merge import covers, merge_texts
 from memstream.core.namespace_memory import NamespaceMemory
+from memstream.core.relation_plan import plan_relations
+from memstream.core.relations import RelationConfig
 from memstream.core.signals import SignalRecord
 from memstream.core.tagging import Arrival, Tag, TagConfig, is_flashbulb, on_memory
 from memstream.schemas.envelope import DEFAULT_LIMITS, Envelope, Limits, make_event
@@ -112,6 +114,7 @@ def plan_flush(
     gate: GateConfig,
     limits: Limits = DEFAULT_LIMITS,
     recorded_at: datetime | None = None,
+    relations: RelationConfig = RelationConfig(),
 ) -> list[Envelope[Any]]:
     """``recorded_at`` is the shell's wall clock; left out, event time stands in (pure runs)."""
     at = max(t.occurred_at for t in flush.turns)
@@ -138,6 +141,7 @@ def plan_flush(
     events: list[Envelope[Any]] = [head]
     by_turn = {t.turn_id: t for t in flush.turns}
     rejected: list[dict[str, str]] = []
+    last_by_turn: dict[str, str] = {}  # turn id -> the memory created from it last
     for i, fact in enumerate(flush.facts):
         extraction = (
             flush.fact_extractions[i] if i < len(flush.fact_extractions) else flush.extraction
@@ -151,7 +155,19 @@ def plan_flush(
             continue
         for env in planned:
             memory.apply(env)
+        previous = next(
+            (last_by_turn[t] for t in reversed(fact.source_turn_ids) if t in last_by_turn), None
+        )
+        edges = plan_relations(
+            memory, planned, previous, relations, flush.producer, recorded, limits
+        )
+        for env in planned:
+            if isinstance(env.payload, MemoryCreated):
+                last_by_turn.update(
+                    dict.fromkeys(env.payload.source_turn_ids, env.payload.memory_id)
+                )
         events.extend(planned)
+        events.extend(edges)
     if rejected:
         # Not silently dropped: the extraction record says which facts could not be stored.
         evidence = dict(head.payload.evidence, rejected_facts=rejected)

@@ -61,8 +61,12 @@ MEMORY_COLUMNS = "event_id, type, occurred_at, namespace, session_id, causation_
 
 
 def audit_memory(db: SQL, memory_id: str, namespace: str | None = None) -> AuditTrail:
-    where = "memory_id = ?" + (" AND namespace = ?" if namespace else "")
-    params: list[Any] = [memory_id] + ([namespace] if namespace else [])
+    # an edge is an event of its source memory; its target's trail shows it too
+    where = (
+        "(memory_id = ? OR (type IN ('RelationAdded', 'RelationRemoved') "
+        "AND payload->>'target_id' = ?))" + (" AND namespace = ?" if namespace else "")
+    )
+    params: list[Any] = [memory_id, memory_id] + ([namespace] if namespace else [])
     events = _rows(
         db,
         f"SELECT {MEMORY_COLUMNS} FROM memory_log WHERE {where} ORDER BY log_partition, log_offset",
@@ -173,6 +177,10 @@ def _summary(kind: str, p: dict[str, Any]) -> str:
         "TierChanged": f"tier {p.get('from_tier')} -> {p.get('to_tier')} by rule {p.get('rule')}",
         "MemoryArchived": f"archived by rule {p.get('rule')}",
         "MemoryRestored": f"restored: {p.get('reason')}",
+        "RelationAdded": f"edge {p.get('memory_id')} -{p.get('relation')}-> {p.get('target_id')} "
+        f"(confidence {p.get('confidence')}, rule {p.get('rule')})",
+        "RelationRemoved": f"edge {p.get('memory_id')} -{p.get('relation')}-> {p.get('target_id')} "
+        f"removed ({p.get('reason')})",
         "MemoryPinned": ("locked (pinned, immutable)" if p.get("immutable") else "pinned")
         if p.get("pinned")
         else "unpinned",

@@ -21,7 +21,7 @@ import duckdb
 import orjson
 import pyarrow as pa
 
-from memstream.core.memory_state import MemoryState, apply
+from memstream.core.memory_state import MemoryState, apply, memory_ids_of
 from memstream.core.topics import TopicClusters
 from memstream.projections.duckdb_schema import TABLES, VIEWS
 from memstream.projections.port import ApplyStats, LogRecord, Projection
@@ -29,7 +29,7 @@ from memstream.projections.user_sql import Statement, lock_down, memory_limit_sq
 from memstream.projections.user_sql import run as run_user_sql
 from memstream.schemas.envelope import DEFAULT_LIMITS, Envelope, Limits, decode
 from memstream.schemas.errors import EventValidationError
-from memstream.schemas.events import MemoryEdit
+from memstream.schemas.events import MemoryEdit, RelationAdded, RelationRemoved
 from memstream.schemas.topics import BY_ROLE
 from memstream.streams.deadletter import decode_dead_letter
 
@@ -52,6 +52,7 @@ DIGEST_KEYS: dict[str, tuple[str, ...]] = {
     },
     "access_hits": ("event_id", "memory_id"),
     "memories": ("namespace", "memory_id"),
+    "relations": ("namespace", "source_id", "target_id", "relation"),
     "dead_letters": ("topic", "log_partition", "log_offset"),
     "projection_rejects": ("topic", "log_partition", "log_offset"),
 }
@@ -79,7 +80,7 @@ def diff_digests(live: Digest, rebuilt: Digest, limit: int = 20) -> list[str]:
     return out
 
 
-_TUPLE_FIELDS = {"entities", "source_turn_ids"}
+_TUPLE_FIELDS = {"entities", "source_turn_ids", "relations"}
 
 
 def _envelope_row(env: Envelope[Any], record: LogRecord) -> dict[str, Any]:
@@ -201,6 +202,7 @@ class DuckDBProjection(Projection):
         # columns added after a file was created (a replay gives a fresh file anyway)
         self.con.execute("ALTER TABLE memories ADD COLUMN IF NOT EXISTS immutable BOOLEAN")
         self.con.execute("ALTER TABLE memories ADD COLUMN IF NOT EXISTS metadata VARCHAR")
+        self.con.execute("ALTER TABLE memories ADD COLUMN IF NOT EXISTS relations VARCHAR[]")
         for view, body in VIEWS.items():
             self.con.execute(f"CREATE OR REPLACE VIEW {view} AS {body}")
         # User SQL gets its own connection (DuckDB connections are per thread) behind a lock.
@@ -428,21 +430,18 @@ class DuckDBProjection(Projection):
         }
 
     def _fold(self, events: list[Envelope[Any]]) -> None:
-        keys = {
-            (e.namespace, e.payload.memory_id) for e in events if hasattr(e.payload, "memory_id")
-        }
+        self._relations(events)
+        keys = {(e.namespace, mid) for e in events for mid in memory_ids_of(e)}
         states: dict[tuple[str, str], MemoryState | None] = dict(self._load_states(keys))
         changed: set[tuple[str, str]] = set()
         for env in events:
-            memory_id = getattr(env.payload, "memory_id", None)
-            if memory_id is None:
-                continue
-            key = (env.namespace, memory_id)
-            before = states.get(key)
-            after = apply(before, env)
-            if after is not before:
-                states[key] = after
-                changed.add(key)
+            for memory_id in memory_ids_of(env):
+                key = (env.namespace, memory_id)
+                before = states.get(key)
+                after = apply(before, env)
+                if after is not before:
+                    states[key] = after
+                    changed.add(key)
         if not changed:
             return
         namespaces, ids = zip(*changed, strict=True)
@@ -454,6 +453,39 @@ class DuckDBProjection(Projection):
         self._insert(
             "memories", [state_row(s) for k in sorted(changed) if (s := states[k]) is not None]
         )
+
+    def _relations(self, events: list[Envelope[Any]]) -> None:
+        """The ``relations`` table after the batch's edge events, in log order."""
+        final: dict[tuple[str, str, str, str], dict[str, Any] | None] = {}
+        for env in events:
+            p = env.payload
+            if not isinstance(p, RelationAdded | RelationRemoved):
+                continue
+            key = (env.namespace, p.memory_id, p.target_id, p.relation)
+            final[key] = (
+                {
+                    "namespace": env.namespace,
+                    "source_id": p.memory_id,
+                    "target_id": p.target_id,
+                    "relation": p.relation,
+                    "confidence": p.confidence,
+                    "rule": p.rule,
+                    "added_at": env.occurred_at,
+                    "event_id": env.event_id,
+                }
+                if isinstance(p, RelationAdded)
+                else None
+            )
+        if not final:
+            return
+        columns = list(zip(*final, strict=True))
+        self.con.execute(
+            "DELETE FROM relations WHERE (namespace, source_id, target_id, relation) IN "
+            "(SELECT (unnest(?::VARCHAR[]), unnest(?::VARCHAR[]), unnest(?::VARCHAR[]), "
+            "unnest(?::VARCHAR[])))",
+            [list(c) for c in columns],
+        )
+        self._insert("relations", [row for row in final.values() if row is not None])
 
     def _advance(self, records: Sequence[LogRecord]) -> None:
         ends: dict[tuple[str, int], int] = {}

@@ -64,8 +64,13 @@ TABLES: dict[str, str] = {
         valid_until TIMESTAMPTZ, content_hash VARCHAR, source_turn_ids VARCHAR[], created_at TIMESTAMPTZ,
         updated_at TIMESTAMPTZ, pinned BOOLEAN, immutable BOOLEAN, subject VARCHAR, slot VARCHAR, superseded_by VARCHAR,
         merged_into VARCHAR, tagged_until TIMESTAMPTZ, reinforcements INTEGER, last_q_update TIMESTAMPTZ,
-        version INTEGER, last_event_id VARCHAR, metadata VARCHAR,
+        version INTEGER, last_event_id VARCHAR, metadata VARCHAR, relations VARCHAR[],
         PRIMARY KEY (namespace, memory_id)""",
+    # live typed edges between memories (RelationAdded less RelationRemoved; core/relations.py)
+    "relations": """
+        namespace VARCHAR NOT NULL, source_id VARCHAR NOT NULL, target_id VARCHAR NOT NULL,
+        relation VARCHAR NOT NULL, confidence DOUBLE NOT NULL, rule VARCHAR, added_at TIMESTAMPTZ,
+        event_id VARCHAR, PRIMARY KEY (namespace, source_id, target_id, relation)""",
 }
 
 #: Gap threshold: a topic whose average top score stays under this is answered poorly.

@@ -24,7 +24,7 @@ from typing import Any
 import orjson
 
 from memstream.core.embedding import Embedder
-from memstream.core.memory_state import MemoryState, apply, from_json, to_json
+from memstream.core.memory_state import MemoryState, apply, from_json, memory_ids_of, to_json
 from memstream.core.sparse import BM25Encoder
 from memstream.projections.port import ApplyStats, LogRecord, Projection
 from memstream.projections.retrieval import LogPosition, MemoryPayload, MemoryPoint, RetrievalStore
@@ -124,15 +124,15 @@ class QdrantProjection(Projection):
                 events.append((env, LogPosition(r.partition, r.offset)))
         by_ns: dict[str, set[str]] = defaultdict(set)
         for env, _pos in events:
-            by_ns[env.namespace].add(env.payload.memory_id)
+            by_ns[env.namespace].update(memory_ids_of(env))
         self.namespaces.update(by_ns)
         current: dict[tuple[str, str], MemoryPoint] = {}
         for ns, ids in by_ns.items():
             for found in self.store.get(ns, sorted(ids), with_vectors=True):
                 current[(ns, found.memory_id)] = found
         changed: dict[tuple[str, str], MemoryPoint] = {}
-        for env, pos in events:
-            key = (env.namespace, env.payload.memory_id)
+        for env, pos, mid in ((e, p, m) for e, p in events for m in memory_ids_of(e)):
+            key = (env.namespace, mid)
             point: MemoryPoint | None = changed.get(key) or current.get(key)
             if point is not None and point.position >= pos:
                 stats.duplicates += 1

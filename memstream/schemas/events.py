@@ -35,6 +35,7 @@ Category = Literal[
 Kind = Literal["episode", "note"]
 Tier = Literal["core", "working", "peripheral"]
 GateDecision = Literal["create", "update", "reinforce", "supersede"]
+Relation = Literal["supersedes", "contradicts", "causes", "elaborates", "same_entity", "related_to"]
 
 
 def _id(description: str) -> Any:
@@ -442,6 +443,36 @@ class MemoryPinned:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class RelationAdded:
+    """A typed edge from one memory (``memory_id``) to another of the same namespace, with
+    the rule (or model) that decided it; adding it again changes its confidence."""
+
+    TYPE: ClassVar[str] = "RelationAdded"
+    VERSION: ClassVar[int] = 1
+
+    memory_id: str = _id("the edge's source memory (the cause, the newer, the elaboration)")
+    target_id: str = _id("the edge's target memory")
+    relation: Relation
+    confidence: float = field(metadata=spec(ge=0.0, le=1.0))
+    rule: str = field(metadata=spec(max_len=64, description="the rule or model that decided"))
+    evidence: dict[str, Any] = _evidence()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RelationRemoved:
+    """An edge leaves the graph (pruned by the namespace's bound, or its memory ended)."""
+
+    TYPE: ClassVar[str] = "RelationRemoved"
+    VERSION: ClassVar[int] = 1
+
+    memory_id: str = _id("the edge's source memory")
+    target_id: str = _id("the edge's target memory")
+    relation: Relation
+    reason: str = field(metadata=spec(max_len=64))
+    evidence: dict[str, Any] = _evidence()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ConsolidationReported:
     """A dream cycle that was applied: what each step did; its actions name it as cause."""
 
@@ -480,6 +511,8 @@ MEMORY_TYPES: tuple[type, ...] = (
     MemoryArchived,
     MemoryRestored,
     MemoryPinned,
+    RelationAdded,
+    RelationRemoved,
 )
 
 #: wire name -> payload class; the class carries its current VERSION.

@@ -58,7 +58,9 @@ def run(script: list[str]) -> tuple[NamespaceMemory, list[Envelope[Any]]]:
 
 def decisions(log: list[Envelope[Any]]) -> list[tuple[str, str]]:
     return [
-        (e.type, e.payload.evidence.get("decision", "")) for e in log if e.type != "TurnsExtracted"
+        (e.type, e.payload.evidence.get("decision", ""))
+        for e in log
+        if e.type != "TurnsExtracted" and not e.type.startswith("Relation")
     ]
 
 
@@ -72,6 +74,10 @@ def test_scripted_conversation_decisions() -> None:
         ("MemorySuperseded", "supersede"),
         ("MemoryUpdated", "update"),
     ]
+    # the supersession is also an edge of the graph, both ways round on the two memories
+    edges = [(e.payload.relation, e.payload.rule) for e in log if e.type == "RelationAdded"]
+    assert ("supersedes", "supersession") in edges
+    assert ("contradicts", "slot_contradiction") in edges
     boston = next(s for s in memory.states.values() if "Boston" in s.text)
     denver = next(s for s in memory.states.values() if "Denver" in s.text)
     assert boston.status == "superseded" and boston.superseded_by == denver.memory_id
@@ -82,8 +88,11 @@ def test_scripted_conversation_decisions() -> None:
 def test_every_memory_event_names_its_cause() -> None:
     _memory, log = run(SCRIPT)
     heads = {e.event_id for e in log if e.type == "TurnsExtracted"}
+    decided = {e.event_id for e in log if e.type != "TurnsExtracted"}
     for e in log:
-        if e.type != "TurnsExtracted":
+        if e.type.startswith("Relation"):  # an edge names the decision that implied it
+            assert e.causation_id in decided
+        elif e.type != "TurnsExtracted":
             assert e.causation_id in heads
         else:
             assert e.causation_id and e.causation_id.startswith("e")

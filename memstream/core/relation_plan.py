@@ -1,0 +1,179 @@
+"""The edges a flush's decisions imply, as memory-log events (``core/relations.py`` has
+the rules). Deterministic like the rest of the write plan: ids derive from the decision
+that caused the edge, times are event times."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from memstream.core.namespace_memory import NamespaceMemory
+from memstream.core.relations import (
+    Known,
+    NewMemory,
+    Proposal,
+    RelationConfig,
+    causal_clauses,
+    causal_proposals,
+    elaboration_proposals,
+    entity_proposals,
+    opens_with_consequence,
+    to_prune,
+)
+from memstream.schemas.envelope import DEFAULT_LIMITS, Envelope, Limits, make_event
+from memstream.schemas.events import (
+    MemoryCreated,
+    MemorySuperseded,
+    RelationAdded,
+    RelationRemoved,
+)
+from memstream.schemas.ids import derived_id
+
+
+def _known(memory: NamespaceMemory, mid: str) -> Known:
+    s = memory.states[mid]
+    return Known(mid, s.text, s.subject)
+
+
+def proposals_for(
+    memory: NamespaceMemory,
+    decision: Envelope[Any],
+    previous: str | None,
+    config: RelationConfig,
+) -> list[Proposal]:
+    """The edges one decision of the plan implies (``memory`` already holds it)."""
+    p = decision.payload
+    if isinstance(p, MemorySuperseded):
+        if p.superseded_by is None or p.superseded_by not in memory.states:
+            return []
+        out = [
+            Proposal(
+                p.superseded_by,
+                p.memory_id,
+                "supersedes",
+                1.0,
+                "supersession",
+                {"reason": p.reason},
+            )
+        ]
+        if p.reason == "contradiction":
+            out.append(
+                Proposal(
+                    p.superseded_by,
+                    p.memory_id,
+                    "contradicts",
+                    0.9,
+                    "slot_contradiction",
+                    {"slot": p.evidence.get("slot"), "subject": p.evidence.get("subject")},
+                )
+            )
+        return out
+    if not isinstance(p, MemoryCreated) or p.category == "summary":
+        # a summary is linked to its members by the consolidation, not by words
+        return []
+    state = memory.states.get(p.memory_id)
+    if state is None:
+        return []
+    new = NewMemory(p.memory_id, state.text, state.subject, state.entities)
+    near = memory.nearest(memory.vector(p.memory_id), config.clause_candidates + 1)
+    candidates = {mid for mid in near if mid != p.memory_id}
+    if causal_clauses(state.text):
+        for _side, clause in causal_clauses(state.text):
+            candidates.update(memory.nearest(memory.embed(clause), config.clause_candidates))
+    candidates.discard(p.memory_id)
+    known = [_known(memory, mid) for mid in sorted(candidates)]
+    before = _known(memory, previous) if previous and opens_with_consequence(state.text) else None
+    naming = {e: [m for m in memory.naming(e) if m != p.memory_id] for e in state.entities}
+    return [
+        *causal_proposals(new, known, before, config),
+        *elaboration_proposals(new, [_known(memory, m) for m in near if m != p.memory_id]),
+        *entity_proposals(new, naming, config),
+    ]
+
+
+def plan_relations(
+    memory: NamespaceMemory,
+    decisions: Sequence[Envelope[Any]],
+    previous: str | None,
+    config: RelationConfig,
+    producer: str,
+    recorded_at: datetime,
+    limits: Limits = DEFAULT_LIMITS,
+) -> list[Envelope[Any]]:
+    """Edge events for one fact's ``decisions`` (already applied to ``memory``), then any
+    removals the namespace's bound needs. Applies what it returns to ``memory``."""
+    out: list[Envelope[Any]] = []
+    for decision in decisions:
+        for proposal in proposals_for(memory, decision, previous, config):
+            known = memory.edges.get(proposal.key)
+            if known is not None and known[0] >= proposal.confidence:
+                continue  # said before, as strongly
+            env = _event(
+                RelationAdded(
+                    memory_id=proposal.source,
+                    target_id=proposal.target,
+                    relation=proposal.relation,
+                    confidence=proposal.confidence,
+                    rule=proposal.rule,
+                    evidence=proposal.evidence,
+                ),
+                decision,
+                producer,
+                recorded_at,
+                limits,
+            )
+            memory.apply(env)
+            out.append(env)
+    if out:
+        for key in to_prune(memory.edges, config):
+            source, target, relation = key
+            env = _event(
+                RelationRemoved(
+                    memory_id=source,
+                    target_id=target,
+                    relation=relation,  # type: ignore[arg-type]
+                    reason="pruned",
+                    evidence={
+                        "rule": "namespace_edge_bound",
+                        "confidence": memory.edges[key][0],
+                        "max_edges": config.max_edges,
+                        "keep_edges": config.keep_edges,
+                    },
+                ),
+                out[-1],
+                producer,
+                recorded_at,
+                limits,
+            )
+            memory.apply(env)
+            out.append(env)
+    return out
+
+
+def _event(
+    payload: RelationAdded | RelationRemoved,
+    cause: Envelope[Any],
+    producer: str,
+    recorded_at: datetime,
+    limits: Limits,
+) -> Envelope[Any]:
+    return make_event(
+        payload,
+        namespace=cause.namespace,
+        session_id=cause.session_id,
+        occurred_at=cause.occurred_at,
+        causation_id=cause.event_id,
+        producer=producer,
+        event_id=derived_id(
+            cause.occurred_at,
+            "relation",
+            cause.event_id,
+            type(payload).__name__,
+            payload.memory_id,
+            payload.target_id,
+            payload.relation,
+        ),
+        recorded_at=recorded_at,
+        limits=limits,
+    )

@@ -1,0 +1,338 @@
+"""Typed edges between memories: how they are written on a memory, detected at write time,
+and bounded per namespace. Pure: the write plan turns proposals into ``RelationAdded`` /
+``RelationRemoved`` events and every reducer applies those.
+
+An edge is kept on both of its memories (``MemoryState.relations``): ``causes>ID 0.80``
+on the cause (outgoing), ``causes<ID 0.80`` on the effect (incoming), so recall walks the
+graph from any memory it found without a second store. ``>`` and ``<`` are not in the id
+alphabet (``schemas.events.ID``), so an entry parses back unambiguously.
+
+Rules (each proposal names its rule in the event):
+
+- ``causal_wording`` — a memory that says "because (of) X", "due to X", "X led to Y",
+  "X, so Y", "that's why Y": the clause on the cause side names an earlier memory (its
+  content words), which becomes the cause of the new one; the effect side likewise.
+- ``causal_anaphora`` — a memory that opens with "That's why" / "So" / "As a result" is
+  the effect of the memory said just before it in the same turn.
+- ``shared_entity`` — a memory naming a specific entity (not its own subject, and one
+  that few memories name) is linked to the latest memories naming it.
+- ``elaboration`` — a new memory that says everything an earlier one of the same subject
+  says, and more.
+- ``slot_contradiction`` / ``supersession`` — written beside the supersede decisions.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from memstream.core.tokens import tokenize
+
+RelationType = Literal[
+    "supersedes", "contradicts", "causes", "elaborates", "same_entity", "related_to"
+]
+RELATION_TYPES: tuple[RelationType, ...] = (
+    "supersedes",
+    "contradicts",
+    "causes",
+    "elaborates",
+    "same_entity",
+    "related_to",
+)
+Direction = Literal["out", "in"]
+
+
+@dataclass(frozen=True, slots=True)
+class RelationConfig:
+    #: the design's bound: past ``max_edges`` live edges in a namespace, the weakest go until
+    #: ``keep_edges`` remain (ties: the oldest first)
+    max_edges: int = 1000
+    keep_edges: int = 900
+    #: a shared entity links to at most this many of the latest memories naming it ...
+    entity_links: int = 2
+    #: ... and only while at most this many memories name it (a name on every memory is
+    #: no link at all)
+    entity_max_memories: int = 12
+    #: a causal clause names a memory when this many of its content words, and this share
+    #: of them, are in the memory
+    clause_min_words: int = 2
+    clause_min_share: float = 0.6
+    #: how many nearest memories a clause is compared with
+    clause_candidates: int = 8
+
+    def __post_init__(self) -> None:
+        if not 0 < self.keep_edges <= self.max_edges:
+            raise ValueError("need 0 < keep_edges <= max_edges")
+
+
+@dataclass(frozen=True, slots=True)
+class Edge:
+    """One entry of ``MemoryState.relations``, seen from the memory that holds it."""
+
+    relation: str
+    direction: Direction
+    other: str
+    confidence: float
+
+    def entry(self) -> str:
+        return f"{self.relation}{'>' if self.direction == 'out' else '<'}{self.other} {self.confidence:.3f}"
+
+
+def parse(entry: str) -> Edge:
+    head, _, conf = entry.rpartition(" ")
+    for mark, direction in ((">", "out"), ("<", "in")):
+        if mark in head:
+            relation, _, other = head.partition(mark)
+            return Edge(relation, direction, other, float(conf))  # type: ignore[arg-type]
+    raise ValueError(f"not a relation entry: {entry!r}")
+
+
+def edges_of(relations: Iterable[str]) -> list[Edge]:
+    return [parse(e) for e in relations]
+
+
+def updated(
+    relations: tuple[str, ...],
+    holder: str,
+    source: str,
+    target: str,
+    relation: str,
+    confidence: float | None,
+) -> tuple[str, ...]:
+    """``relations`` of memory ``holder`` after an edge source -> target was added (with
+    ``confidence``) or removed (``None``)."""
+    direction: Direction = "out" if holder == source else "in"
+    other = target if direction == "out" else source
+    kept = tuple(
+        e
+        for e in relations
+        if not (
+            (p := parse(e)).relation == relation and p.direction == direction and p.other == other
+        )
+    )
+    if confidence is None:
+        return kept
+    return (*kept, Edge(relation, direction, other, confidence).entry())
+
+
+# --- detection ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Proposal:
+    source: str
+    target: str
+    relation: RelationType
+    confidence: float
+    rule: str
+    evidence: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.source, self.target, self.relation)
+
+
+# the clause after the marker names the cause: "my knee hurts because of the training"
+_CAUSE_FOLLOWS = re.compile(
+    r"\b(?:because(?: of)?|due to|owing to|as a result of|caused by|thanks to)\b", re.I
+)
+# the clause after the marker names the effect: "the training led to a knee injury"
+_EFFECT_FOLLOWS = re.compile(
+    r"(?:,\s*so\b|\bso (?:i|we|he|she|they)\b|\b(?:that|this|which) is why\b|"
+    r"\b(?:that|this|which)'s why\b|\b(?:led|leads|leading) to\b|\bresulted in\b|"
+    r"\bas a result\b|\btherefore\b)",
+    re.I,
+)
+# an opening that points back at what was said just before
+_ANAPHORIC_OPENING = re.compile(
+    r"^\s*(?:that's why|that is why|this is why|so|as a result|therefore|because of (?:that|this)|"
+    r"which is why|hence)\b",
+    re.I,
+)
+
+
+def causal_clauses(text: str) -> list[tuple[Literal["cause", "effect"], str]]:
+    """The clauses of ``text`` that name the cause or the effect of what it says.
+
+    "The knee hurts because of the training" -> [("cause", "the training")];
+    "The training led to a knee injury" -> [("cause", "The training"), ("effect", "a knee
+    injury")] — either side may name an earlier memory."""
+    out: list[tuple[Literal["cause", "effect"], str]] = []
+    m = _CAUSE_FOLLOWS.search(text)
+    if m is not None:
+        out.append(("cause", text[m.end() :]))
+        if m.start() > 0:
+            out.append(("effect", text[: m.start()]))
+        return out
+    m = _EFFECT_FOLLOWS.search(text)
+    if m is not None and m.start() > 0:
+        out.append(("cause", text[: m.start()]))
+        out.append(("effect", text[m.end() :]))
+    return out
+
+
+def opens_with_consequence(text: str) -> bool:
+    """ "That's why Sam skipped the dinner": the effect of what was said just before."""
+    return _ANAPHORIC_OPENING.match(text) is not None
+
+
+def content_words(text: str) -> frozenset[str]:
+    return frozenset(tokenize(text, stem=True))
+
+
+@dataclass(frozen=True, slots=True)
+class NewMemory:
+    memory_id: str
+    text: str
+    subject: str | None
+    entities: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Known:
+    """What detection reads of an earlier memory."""
+
+    memory_id: str
+    text: str
+    subject: str | None
+
+
+def clause_match(
+    clause: str, candidates: Sequence[Known], config: RelationConfig
+) -> tuple[Known, float, list[str]] | None:
+    """The candidate the clause names: most of the clause's content words in it."""
+    words = content_words(clause)
+    if len(words) < config.clause_min_words:
+        return None
+    best: tuple[Known, float, list[str]] | None = None
+    for known in candidates:
+        shared = sorted(words & content_words(known.text))
+        share = len(shared) / len(words)
+        strong = len(shared) >= config.clause_min_words and share >= config.clause_min_share
+        if strong and (best is None or share > best[1]):
+            best = (known, share, shared)
+    return best
+
+
+def causal_proposals(
+    new: NewMemory,
+    candidates: Sequence[Known],
+    previous: Known | None,
+    config: RelationConfig,
+) -> list[Proposal]:
+    """``candidates``: the earlier memories nearest to the new one (any order);
+    ``previous``: the memory written just before it from the same turn, if any."""
+    out: list[Proposal] = []
+    others = [c for c in candidates if c.memory_id != new.memory_id]
+    for side, clause in causal_clauses(new.text):
+        found = clause_match(clause, others, config)
+        if found is None:
+            continue
+        known, share, shared = found
+        source, target = (
+            (known.memory_id, new.memory_id)
+            if side == "cause"
+            else (
+                new.memory_id,
+                known.memory_id,
+            )
+        )
+        out.append(
+            Proposal(
+                source,
+                target,
+                "causes",
+                round(0.5 + 0.4 * share, 3),
+                "causal_wording",
+                {"clause": " ".join(clause.split())[:200], "side": side, "shared_words": shared},
+            )
+        )
+    if not out and previous is not None and opens_with_consequence(new.text):
+        out.append(
+            Proposal(
+                previous.memory_id,
+                new.memory_id,
+                "causes",
+                0.7,
+                "causal_anaphora",
+                {"opening": new.text.split(",")[0][:80], "previous_text": previous.text[:200]},
+            )
+        )
+    return _unique(out)
+
+
+def entity_proposals(
+    new: NewMemory,
+    naming: Mapping[str, Sequence[str]],
+    config: RelationConfig,
+) -> list[Proposal]:
+    """``naming``: entity -> the earlier active memories that name it, oldest first."""
+    out: list[Proposal] = []
+    subject = (new.subject or "").casefold()
+    for entity in new.entities:
+        if entity.casefold() == subject:
+            continue
+        ids = [m for m in naming.get(entity, ()) if m != new.memory_id]
+        if not ids or len(ids) > config.entity_max_memories:
+            continue
+        # rarer names say more: a name shared by two memories is a stronger link than by ten
+        confidence = round(0.4 + 0.4 / len(ids), 3)
+        for other in ids[-config.entity_links :]:
+            out.append(
+                Proposal(
+                    new.memory_id,
+                    other,
+                    "same_entity",
+                    confidence,
+                    "shared_entity",
+                    {"entity": entity, "memories_naming_it": len(ids)},
+                )
+            )
+    return _unique(out)
+
+
+def elaboration_proposals(new: NewMemory, candidates: Sequence[Known]) -> list[Proposal]:
+    """An earlier memory of the same subject whose every content word the new one repeats,
+    with at least three more: the new one elaborates it."""
+    words = content_words(new.text)
+    out: list[Proposal] = []
+    for known in candidates:
+        if known.memory_id == new.memory_id or not new.subject or known.subject != new.subject:
+            continue
+        old = content_words(known.text)
+        if len(old) >= 3 and old <= words and len(words - old) >= 3:
+            out.append(
+                Proposal(
+                    new.memory_id,
+                    known.memory_id,
+                    "elaborates",
+                    round(0.5 + 0.3 * len(old) / len(words), 3),
+                    "elaboration",
+                    {"added_words": sorted(words - old)[:20]},
+                )
+            )
+    return _unique(out)[:1]
+
+
+def _unique(proposals: Sequence[Proposal]) -> list[Proposal]:
+    best: dict[tuple[str, str, str], Proposal] = {}
+    for p in proposals:
+        if p.source == p.target:
+            continue
+        if p.key not in best or p.confidence > best[p.key].confidence:
+            best[p.key] = p
+    return list(best.values())
+
+
+def to_prune(
+    edges: Mapping[tuple[str, str, str], tuple[float, int]], config: RelationConfig
+) -> list[tuple[str, str, str]]:
+    """The edges to remove so the namespace keeps its bound: none until ``max_edges`` is
+    passed, then the weakest (oldest first on ties) down to ``keep_edges``. ``edges``: key
+    -> (confidence, order added)."""
+    if len(edges) <= config.max_edges:
+        return []
+    ranked = sorted(edges.items(), key=lambda kv: (kv[1][0], kv[1][1], kv[0]))
+    return [key for key, _ in ranked[: len(edges) - config.keep_edges]]
