@@ -905,6 +905,51 @@ def cmd_entity(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_graph(args: argparse.Namespace) -> int:
+    """memstream graph MEMORY_ID --namespace N [--hops 2] [--format text|json|dot]."""
+    import orjson
+
+    client = _worker_client(args, "graph")
+    if isinstance(client, int):
+        return client
+    params = {"namespace": args.namespace, "hops": str(args.hops)}
+    if args.relation:
+        params["relation"] = args.relation
+    if args.as_of:
+        params["as_of"] = args.as_of
+    if args.format == "dot":
+        params["format"] = "dot"
+    with client:
+        response = client.get(f"/v1/graph/{args.memory_id}", params=params)
+    if response.status_code != 200:
+        error = response.json().get("error", {})
+        where = f" ({error['path']})" if error.get("path") else ""
+        print(f"memstream graph: {error.get('message', response.text)}{where}", file=sys.stderr)
+        return 1
+    if args.format == "dot":
+        sys.stdout.write(response.text)
+        return 0
+    body = response.json()
+    if args.format == "json":
+        print(orjson.dumps(body, option=orjson.OPT_INDENT_2).decode())
+        return 0
+    texts = {n["memory_id"]: n.get("text") or "(unknown)" for n in body["nodes"]}
+    print(
+        f"{args.memory_id}: {len(body['nodes']) - 1} memories within {body['hops']} hops, "
+        f"{len(body['edges'])} edges"
+    )
+    for n in body["nodes"]:
+        status = "" if n.get("status") in (None, "active") else f"  [{n['status']}]"
+        print(f"  [{n['depth']}] {n['memory_id']}  {texts[n['memory_id']]}{status}")
+    for e in body["edges"]:
+        print(
+            f"  {texts.get(e['source_id'], e['source_id'])[:50]!r} -{e['relation']} "
+            f"{float(e['confidence']):.2f}-> {texts.get(e['target_id'], e['target_id'])[:50]!r} "
+            f"({e['rule']})"
+        )
+    return 0
+
+
 def cmd_context(args: argparse.Namespace) -> int:
     import orjson
 
@@ -1296,6 +1341,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--namespace", required=True)
     p.add_argument("--json", action="store_true")
     p.set_defaults(fn=cmd_entity)
+
+    p = sub.add_parser("graph", help="a memory's typed edges and neighbours within k hops")
+    p.add_argument("memory_id")
+    p.add_argument("--namespace", required=True)
+    p.add_argument("--hops", type=int, default=2, help="how far to walk (1..4, default 2)")
+    p.add_argument("--relation", help="only this relation (causes, same_entity, ...)")
+    p.add_argument("--as-of", dest="as_of", help="the edges as they were at this time (ISO 8601)")
+    p.add_argument("--format", choices=("text", "json", "dot"), default="text")
+    p.set_defaults(fn=cmd_graph)
 
     p = sub.add_parser(
         "context", help="what to put into a prompt: hot memory, the session, the recall"

@@ -234,6 +234,25 @@ class Memory:
         params = {"namespace": _scope(user_id, None, namespace)}
         return dict(_checked(self._http.get(f"/v1/entities/{name}", params=params)))
 
+    def graph(
+        self,
+        memory_id: str,
+        *,
+        hops: int = 2,
+        relation: str | None = None,
+        as_of: str | None = None,
+        user_id: str | None = None,
+        namespace: str | None = None,
+    ) -> dict[str, Any]:
+        """A memory's neighbourhood in the relation graph: ``nodes`` (with their depth) and
+        the typed ``edges`` among them (causes, same_entity, supersedes, ...)."""
+        params = {"namespace": _scope(user_id, None, namespace), "hops": str(hops)}
+        if relation:
+            params["relation"] = relation
+        if as_of:
+            params["as_of"] = as_of
+        return dict(_checked(self._http.get(f"/v1/graph/{memory_id}", params=params)))
+
     def get(
         self, memory_id: str, *, user_id: str | None = None, namespace: str | None = None
     ) -> dict[str, Any]:

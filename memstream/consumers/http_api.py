@@ -137,6 +137,9 @@ class ApiService(Service):
         from memstream.consumers.http_entities import EntityRoutes
 
         EntityRoutes(self.memory).register(self.web)
+        from memstream.consumers.http_graph import GraphRoutes
+
+        GraphRoutes(self.memory).register(self.web)
         from memstream.consumers.http_dashboard import DashboardRoutes
 
         DashboardRoutes(self.memory).register(self.web)

@@ -477,8 +477,9 @@ class MemoryRoutes:
             rows = await self._query(
                 "SELECT event_id, type, occurred_at, recorded_at, session_id, causation_id, correlation_id, "
                 "producer, payload FROM memory_log WHERE namespace = ? AND (memory_id = ? OR "
-                "payload->>'superseded_by' = ? OR payload->>'captured_by' = ?) ORDER BY log_partition, log_offset",
-                [ns, *([request.match_info["memory_id"]] * 3)],
+                "payload->>'superseded_by' = ? OR payload->>'captured_by' = ? OR payload->>'target_id' = ?) "
+                "ORDER BY log_partition, log_offset",
+                [ns, *([request.match_info["memory_id"]] * 4)],
             )
             for row in rows:
                 row["payload"] = (

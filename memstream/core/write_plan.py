@@ -45,6 +45,7 @@ from memstream.schemas.events import (
 from memstream.schemas.ids import derived_id
 
 SCANNER_VERSION = "signals-v1"
+DEFAULT_RELATIONS = RelationConfig()
 #: Characters of the source turns a new or updated memory carries in its evidence
 #: (``source_text``), for the lexical index: a memory is a sentence cut from a turn, and a
 #: question often uses the turn's other words ("what profession do I work in" against
@@ -114,7 +115,7 @@ def plan_flush(
     gate: GateConfig,
     limits: Limits = DEFAULT_LIMITS,
     recorded_at: datetime | None = None,
-    relations: RelationConfig = RelationConfig(),
+    relations: RelationConfig = DEFAULT_RELATIONS,
 ) -> list[Envelope[Any]]:
     """``recorded_at`` is the shell's wall clock; left out, event time stands in (pure runs)."""
     at = max(t.occurred_at for t in flush.turns)

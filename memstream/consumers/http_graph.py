@@ -1,0 +1,66 @@
+"""HTTP route of the relation graph: ``GET /v1/graph/{memory_id}?namespace=N&hops=2``
+(optionally ``relation=causes``, ``as_of=...``, ``format=dot``): the memory's neighbourhood
+and the typed edges among it (``projections/graph_queries.py``)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from aiohttp import web
+
+from memstream.consumers.http_api import error, json_response
+from memstream.consumers.http_memory import _time
+from memstream.projections.graph_queries import neighbourhood, to_dot
+from memstream.schemas.errors import EventValidationError
+
+
+class GraphRoutes:
+    def __init__(self, memory: Any) -> None:
+        self.memory = memory  # MemoryRoutes: auth and the DuckDB connection
+
+    def register(self, app: web.Application) -> None:
+        app.router.add_get("/v1/graph/{memory_id}", self.graph)
+
+    async def graph(self, request: web.Request) -> web.Response:
+        async def run() -> web.Response:
+            ns = self.memory._query_namespace(request)
+            memory_id = request.match_info["memory_id"]
+            raw_hops = request.query.get("hops", "2")
+            try:
+                hops = int(raw_hops)
+            except ValueError:
+                raise EventValidationError(
+                    "bad_value", "hops must be a whole number", "hops"
+                ) from None
+            relation = request.query.get("relation") or None
+            as_of = _time(request.query.get("as_of"), "as_of")
+            known = await self.memory._query(
+                "SELECT 1 FROM memories WHERE namespace = ? AND memory_id = ?", [ns, memory_id]
+            )
+            if not known:
+                return error(404, "not_found", "no such memory in this namespace")
+            duck = self.memory._duck()
+
+            def query(sql: str, params: list[Any]) -> list[dict[str, Any]]:
+                columns, rows = duck.user_query(sql, 10_000, params)
+                return [dict(zip(columns, row, strict=True)) for row in rows]
+
+            graph = await asyncio.to_thread(
+                neighbourhood, query, ns, memory_id, hops, as_of=as_of, relation=relation
+            )
+            if request.query.get("format") == "dot":
+                return web.Response(text=to_dot(memory_id, graph), content_type="text/vnd.graphviz")
+            return json_response(
+                {
+                    "namespace": ns,
+                    "memory_id": memory_id,
+                    "hops": hops,
+                    **({"relation": relation} if relation else {}),
+                    **({"as_of": as_of.isoformat()} if as_of else {}),
+                    **graph,
+                }
+            )
+
+        response: web.Response = await self.memory._guard(request, run)
+        return response
