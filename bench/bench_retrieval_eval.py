@@ -46,6 +46,47 @@ def _set_figures(name: str, r: dict[str, Any], *, all_kinds_at: tuple[int, ...])
     return out
 
 
+#: set -> its multi-hop kind (the own set's "multi_hop", BEAM's multi-session reasoning)
+MULTI_HOP = {"own": "multi_hop", "BEAM test": "multi_session_reasoning"}
+
+
+def _graph_figures(sets: dict[str, Any]) -> list[Figure]:
+    """Recall with the relation graph against the same recall ignoring it, in the same run
+    (``memstream_no_graph``: re-asked only where the walk reached a memory)."""
+    out = []
+    for name, kind in MULTI_HOP.items():
+        r = sets.get(name)
+        if r is None or kind not in r["by_kind"]["memstream"]:
+            continue
+        walked = r["graph"]
+        suffix = "" if name == "own" else f" {name}"
+        notes = (
+            f"{name} {kind}; the walk ran for {walked['questions']} questions (causal intent) and "
+            f"reached a memory for {walked['reached']}"
+        )
+        out.append(
+            Figure(
+                f"multi-hop recall@10 with the graph{suffix}",
+                r["by_kind"]["memstream"][kind]["@10"],
+                "recall",
+                r["by_kind"]["memstream_no_graph"][kind]["@10"],
+                "the same recall without the graph",
+                notes=notes,
+            )
+        )
+        out.append(
+            Figure(
+                f"evidence recall@10 with the graph {name}",
+                r["recall"]["memstream"]["@10"],
+                "recall",
+                r["recall"]["memstream_no_graph"]["@10"],
+                "the same recall without the graph",
+                notes=notes,
+            )
+        )
+    return out
+
+
 def run() -> list[Figure]:
     result = evaluate()
     sets = result["sets"]
@@ -74,6 +115,7 @@ def run() -> list[Figure]:
     for name, r in sets.items():
         full = name in ("own", "BEAM test")
         figures += _set_figures(name, r, all_kinds_at=KS if full else (10,))
+    figures += _graph_figures(sets)
     test = sets.get("BEAM test")
     if test is not None:
         a = test["abstention"]

@@ -34,6 +34,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -198,10 +199,17 @@ class Pipeline:
     memories: list[str]  # texts of the created memories
     last_turn: dict[str, datetime]
 
-    def ask(self, q: Mapping[str, Any], k: int = DEPTH) -> RecallResult:
+    def ask(self, q: Mapping[str, Any], k: int = DEPTH, *, graph: bool = True) -> RecallResult:
         as_of = datetime.fromisoformat(q["as_of"]) if q.get("as_of") else None
         when = as_of or self.last_turn[q["namespace"]] + timedelta(days=1)
-        return self.service.recall_sync(q["namespace"], q["query"], k=k, now=when, as_of=as_of)
+        service = self.service if graph else self.without_graph
+        return service.recall_sync(q["namespace"], q["query"], k=k, now=when, as_of=as_of)
+
+    @cached_property
+    def without_graph(self) -> RecallService:
+        """The same recall that ignores the relation graph (the graph figures' baseline)."""
+        s = self.service
+        return RecallService(s.store, s.embedder, s.sparse, follow={})
 
 
 def build_pipeline(turns: Sequence[dict[str, Any]]) -> Pipeline:
@@ -233,8 +241,10 @@ def evaluate_set(
     bm25 = {ns: BM25Turns(ts) for ns, ts in by_ns.items()}
     dense = {ns: DenseTurns(ts, embedder) for ns, ts in by_ns.items()}
     scores = {
-        name: Scores() for name in ("memstream", "memstream_plain", "bm25_turns", "dense_turns")
+        name: Scores()
+        for name in ("memstream", "memstream_plain", "memstream_no_graph", "bm25_turns", "dense_turns")
     }
+    walked = {"questions": 0, "reached": 0}
     abstention = {"questions": 0, "skipped": 0}
     try:
         for q in eval_set.questions:
@@ -249,6 +259,16 @@ def evaluate_set(
                 continue
             groups = [r.source_turn_ids for r in result.results]
             scores["memstream"].add(q["kind"], budgeted(evidence, groups))
+            graph = result.details.get("graph")
+            walked["questions"] += graph is not None
+            if graph and graph["reached"]:
+                # the graph changed the answer: the same question without it, for the baseline
+                walked["reached"] += 1
+                alone = pipeline.ask(q, graph=False)
+                groups_alone = [r.source_turn_ids for r in alone.results]
+                scores["memstream_no_graph"].add(q["kind"], budgeted(evidence, groups_alone))
+            else:
+                scores["memstream_no_graph"].add(q["kind"], budgeted(evidence, groups))
             scores["memstream_plain"].add(q["kind"], plain(evidence, groups))
             for name, ranker in (("bm25_turns", bm25), ("dense_turns", dense)):
                 ranked = [[t] for t in ranker[q["namespace"]].rank(q["query"], max(KS))]
@@ -263,6 +283,7 @@ def evaluate_set(
         "memories": len(pipeline.memories),
         "pronoun_memories": sum(map(starts_with_unresolved_pronoun, pipeline.memories)),
         "abstention": abstention,
+        "graph": walked,
         "recall": {n: {f"@{k}": round(s.mean(k), 4) for k in KS} for n, s in scores.items()},
         "by_kind": {
             n: {kind: {f"@{k}": round(s.mean(k, kind), 4) for k in KS} for kind in kinds}

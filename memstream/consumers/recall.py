@@ -11,7 +11,7 @@ Q-learning and gap reports see it.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -109,7 +109,11 @@ class RecallService:
         pairs: PairLookup | None = None,
         publish: Publisher | None = None,
         pool: RecallPool | None = None,
+        follow: Mapping[str, tuple[frozenset[str], int]] = FOLLOW,
     ) -> None:
+        """``follow``: intent kind -> (relations, hops) the answer walks (``core.graph_walk``);
+        empty, recall ignores the graph (the benchmark's baseline)."""
+        self.follow = follow
         self.store = store
         self.pool = pool or RecallPool()
         self.embedder = embedder
@@ -361,7 +365,7 @@ class RecallService:
         """The ranked answer with the memories the question's edges reach placed after the
         memory they hang from (``core.graph_walk``); ``states`` gains the reached ones."""
         ranked = [(s.memory_id, round(s.score, 6)) for s in top]
-        rule = FOLLOW.get(kind)
+        rule = self.follow.get(kind)
         if rule is None or not top:
             return [(mid, score, None) for mid, score in ranked], {}
         follow, hops = rule

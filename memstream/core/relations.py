@@ -58,6 +58,8 @@ class RelationConfig:
     #: a causal clause names a memory when this many of its content words, and this share
     #: of them, are in the memory
     clause_min_words: int = 2
+    #: ... and a clause longer than this names no one memory (a pasted block of code, a list)
+    clause_max_words: int = 20
     clause_min_share: float = 0.6
     #: how many nearest memories a clause is compared with
     clause_candidates: int = 8
@@ -204,7 +206,7 @@ def clause_match(
 ) -> tuple[Known, float, list[str]] | None:
     """The candidate the clause names: most of the clause's content words in it."""
     words = content_words(clause)
-    if len(words) < config.clause_min_words:
+    if not config.clause_min_words <= len(words) <= config.clause_max_words:
         return None
     best: tuple[Known, float, list[str]] | None = None
     for known in candidates:
