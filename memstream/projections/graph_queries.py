@@ -7,7 +7,7 @@ so the HTTP route, the CLI and the benchmark ask exactly the same thing."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -61,37 +61,24 @@ def neighbourhood_sql(
     as_of: datetime | None = None,
     relation: str | None = None,
 ) -> tuple[str, list[Any]]:
-    """Nodes within ``hops`` of ``memory_id`` (either direction) with their least depth and
-    what the memory says; the start node has depth 0."""
+    """Every edge within ``hops`` of ``memory_id`` (either direction), one row per edge and
+    the node it reached at that depth, with what that memory says; the start is the row of
+    depth 0 with no edge."""
     check(hops, relation)
     edges, times, rel = _edges(as_of, relation)
     sql = (
-        f"WITH RECURSIVE e AS ({edges}), walk(node, depth) AS ("
-        "SELECT ?::VARCHAR, 0 UNION "
+        f"WITH RECURSIVE e AS ({edges}), "
+        "walk(node, depth, source_id, target_id, relation, confidence, rule, added_at) AS ("
+        "SELECT ?::VARCHAR, 0, NULL::VARCHAR, NULL::VARCHAR, NULL::VARCHAR, NULL::DOUBLE, "
+        "NULL::VARCHAR, NULL::TIMESTAMPTZ UNION "
         "SELECT CASE WHEN e.source_id = walk.node THEN e.target_id ELSE e.source_id END, "
-        "walk.depth + 1 FROM walk JOIN e ON e.source_id = walk.node OR e.target_id = walk.node "
+        "walk.depth + 1, e.source_id, e.target_id, e.relation, e.confidence, e.rule, e.added_at "
+        "FROM walk JOIN e ON e.source_id = walk.node OR e.target_id = walk.node "
         "WHERE walk.depth < ?) "
-        "SELECT w.node AS memory_id, min(w.depth) AS depth, any_value(m.text) AS text, "
-        "any_value(m.category) AS category, any_value(m.status) AS status "
-        "FROM walk w LEFT JOIN memories m ON m.namespace = ? AND m.memory_id = w.node "
-        "GROUP BY w.node ORDER BY depth, memory_id"
+        "SELECT w.*, m.text, m.category, m.status FROM walk w "
+        "LEFT JOIN memories m ON m.namespace = ? AND m.memory_id = w.node"
     )
     return sql, [namespace, *times, *rel, memory_id, hops, namespace]
-
-
-def edges_among_sql(
-    namespace: str,
-    ids: Sequence[str],
-    *,
-    as_of: datetime | None = None,
-    relation: str | None = None,
-) -> tuple[str, list[Any]]:
-    edges, times, rel = _edges(as_of, relation)
-    sql = (
-        f"SELECT * FROM ({edges}) WHERE source_id IN (SELECT unnest(?::VARCHAR[])) "
-        "AND target_id IN (SELECT unnest(?::VARCHAR[])) ORDER BY source_id, target_id, relation"
-    )
-    return sql, [namespace, *times, *rel, list(ids), list(ids)]
 
 
 def neighbourhood(
@@ -103,18 +90,35 @@ def neighbourhood(
     as_of: datetime | None = None,
     relation: str | None = None,
 ) -> dict[str, Any]:
-    """``{"nodes": [...], "edges": [...]}`` around ``memory_id`` (``query`` runs one
-    statement with its parameters)."""
+    """``{"nodes": [...], "edges": [...]}`` within ``hops`` of ``memory_id``: each node with
+    its least depth, each edge once (``query`` runs one statement with its parameters)."""
     sql, params = neighbourhood_sql(namespace, memory_id, hops, as_of=as_of, relation=relation)
-    nodes = query(sql, params)
-    sql, params = edges_among_sql(
-        namespace, [n["memory_id"] for n in nodes], as_of=as_of, relation=relation
-    )
-    edges = query(sql, params)
-    for e in edges:
-        at = e.get("added_at")
-        e["added_at"] = at.isoformat() if isinstance(at, datetime) else at
-    return {"nodes": nodes, "edges": edges}
+    nodes: dict[str, dict[str, Any]] = {}
+    edges: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for row in query(sql, params):
+        node = nodes.get(row["node"])
+        if node is None or row["depth"] < node["depth"]:
+            nodes[row["node"]] = {
+                "memory_id": row["node"],
+                "depth": row["depth"],
+                "text": row["text"],
+                "category": row["category"],
+                "status": row["status"],
+            }
+        if row["source_id"] is not None:
+            at = row["added_at"]
+            edges[(row["source_id"], row["target_id"], row["relation"])] = {
+                "source_id": row["source_id"],
+                "target_id": row["target_id"],
+                "relation": row["relation"],
+                "confidence": row["confidence"],
+                "rule": row["rule"],
+                "added_at": at.isoformat() if isinstance(at, datetime) else at,
+            }
+    return {
+        "nodes": sorted(nodes.values(), key=lambda n: (n["depth"], n["memory_id"])),
+        "edges": [edges[k] for k in sorted(edges)],
+    }
 
 
 def to_dot(memory_id: str, graph: dict[str, Any]) -> str:

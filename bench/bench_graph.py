@@ -1,0 +1,132 @@
+"""Graph queries at 100k edges in one namespace: ``memstream graph ID --hops 2`` as the HTTP
+route runs it (projections/graph_queries.py: a recursive CTE over the ``relations`` table,
+then the edges among the nodes), on a DuckDB projection holding 20,000 memories and
+100,000 edges plus 20 other namespaces beside it. Baseline, same run: every edge of the
+namespace fetched and walked in Python. Goal: p50 <= 5 ms.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import statistics
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from bench.figures import Figure
+from memstream.infra.topics import topic_names
+from memstream.projections.duckdb_projection import DuckDBProjection
+from memstream.projections.graph_queries import neighbourhood
+
+EDGES = int(os.environ.get("BENCH_GRAPH_EDGES", "100000"))
+MEMORIES = EDGES // 5
+OTHERS = 20
+CALLS = 200
+BASELINE_CALLS = 10
+NS = "graph-bench"
+
+
+def _fill(duck: DuckDBProjection) -> None:
+    con = duck.con
+    for ns, n_mem, n_edges in [(NS, MEMORIES, EDGES)] + [
+        (f"other-{i}", MEMORIES // 10, EDGES // 10) for i in range(OTHERS)
+    ]:
+        con.execute(
+            "INSERT INTO memories (namespace, memory_id, text, category, status) "
+            "SELECT ?, 'm' || i, 'memory number ' || i, 'fact', 'active' FROM range(?) t(i)",
+            [ns, n_mem],
+        )
+        # a sparse random graph: each edge joins two memories, relations mixed
+        con.execute(
+            "INSERT OR IGNORE INTO relations SELECT ?, 'm' || (hash(i) % ?), "
+            "'m' || (hash(i + 7919) % ?), "
+            "['same_entity', 'causes', 'elaborates', 'supersedes'][1 + (i % 4)], "
+            "0.4 + (i % 50) / 100, 'bench', TIMESTAMPTZ '2024-01-01', 'e' || i FROM range(?) t(i)",
+            [ns, n_mem, n_mem, n_edges],
+        )
+
+
+def _query(duck: DuckDBProjection) -> Any:
+    def run(sql: str, params: list[Any]) -> list[dict[str, Any]]:
+        columns, rows = duck.user_query(sql, 10_000, params)
+        return [dict(zip(columns, row, strict=True)) for row in rows]
+
+    return run
+
+
+def _python_walk(duck: DuckDBProjection, memory_id: str, hops: int) -> set[str]:
+    _cols, rows = duck.user_query(
+        "SELECT source_id, target_id FROM relations WHERE namespace = ?", 10_000_000, [NS]
+    )
+    adjacent: dict[str, set[str]] = defaultdict(set)
+    for a, b in rows:
+        adjacent[a].add(b)
+        adjacent[b].add(a)
+    seen, frontier = {memory_id}, {memory_id}
+    for _ in range(hops):
+        frontier = {n for f in frontier for n in adjacent[f]} - seen
+        seen |= frontier
+    return seen
+
+
+def _ms(samples: list[float]) -> tuple[float, float]:
+    ordered = sorted(samples)
+    return statistics.median(ordered), ordered[int(len(ordered) * 0.99) - 1]
+
+
+def run() -> list[Figure]:
+    rng = random.Random(7)
+    with tempfile.TemporaryDirectory(prefix="memstream-graph-") as tmp:
+        duck = DuckDBProjection(Path(tmp) / "a.duckdb", topic_names("bench"))
+        try:
+            _fill(duck)
+            edges = duck.con.execute(
+                "SELECT count(*) FROM relations WHERE namespace = ?", [NS]
+            ).fetchone()
+            query = _query(duck)
+            timings: dict[int, list[float]] = {1: [], 2: []}
+            sizes: list[int] = []
+            for hops in (1, 2):
+                for _ in range(CALLS):
+                    start = f"m{rng.randrange(MEMORIES)}"
+                    t = time.perf_counter()
+                    graph = neighbourhood(query, NS, start, hops)
+                    timings[hops].append((time.perf_counter() - t) * 1000)
+                    if hops == 2:
+                        sizes.append(len(graph["nodes"]))
+            baseline = []
+            for _ in range(BASELINE_CALLS):
+                start = f"m{rng.randrange(MEMORIES)}"
+                t = time.perf_counter()
+                nodes = _python_walk(duck, start, 2)
+                baseline.append((time.perf_counter() - t) * 1000)
+                assert {
+                    n["memory_id"] for n in neighbourhood(query, NS, start, 2)["nodes"]
+                } == nodes
+        finally:
+            duck.close()
+    p50_1, p99_1 = _ms(timings[1])
+    p50_2, p99_2 = _ms(timings[2])
+    base = statistics.median(baseline)
+    notes = (
+        f"{edges[0] if edges else 0} edges among {MEMORIES} memories in the namespace, "
+        f"{OTHERS} other namespaces beside it; 2 hops reach {statistics.median(sizes):.0f} "
+        f"memories (median); {CALLS} calls each; goal p50 <= 5 ms"
+    )
+    baseline_name = "every edge of the namespace fetched and walked in Python"
+    return [
+        Figure("graph query p50 @100k edges (2 hops)", p50_2, "ms", base, baseline_name, "lower", notes),
+        Figure("graph query p99 @100k edges (2 hops)", p99_2, "ms", base, baseline_name, "lower", notes),
+        Figure("graph query p50 @100k edges (1 hop)", p50_1, "ms", base, baseline_name, "lower", notes),
+        Figure("graph query p99 @100k edges (1 hop)", p99_1, "ms", base, baseline_name, "lower", notes),
+    ]  # fmt: skip
+
+
+if __name__ == "__main__":
+    for f in run():
+        print(
+            f"{f.name}: {f.value:.2f} {f.unit} (baseline {f.baseline:.1f}, x{f.ratio:.3f})  {f.notes}"
+        )
