@@ -29,6 +29,7 @@ class NamespaceMemory:
     by_entity: dict[str, list[str]] = field(default_factory=dict)
     # live edges: (source, target, relation) -> (confidence, order added), for the bound
     edges: dict[tuple[str, str, str], tuple[float, int]] = field(default_factory=dict)
+    edge_rules: dict[tuple[str, str, str], str] = field(default_factory=dict)  # who found it
     _edge_seq: int = 0
     _rows: dict[str, int] = field(default_factory=dict)
     _ids: list[str] = field(default_factory=list)
@@ -58,7 +59,9 @@ class NamespaceMemory:
             key = (p.memory_id, p.target_id, p.relation)
             if isinstance(p, RelationRemoved):
                 self.edges.pop(key, None)
+                self.edge_rules.pop(key, None)
             else:
+                self.edge_rules[key] = p.rule
                 order = self.edges[key][1] if key in self.edges else self._edge_seq
                 self._edge_seq += key not in self.edges
                 self.edges[key] = (p.confidence, order)

@@ -338,3 +338,59 @@ def to_prune(
         return []
     ranked = sorted(edges.items(), key=lambda kv: (kv[1][0], kv[1][1], kv[0]))
     return [key for key, _ in ranked[: len(edges) - config.keep_edges]]
+
+
+# --- learning from use ------------------------------------------------------------------
+
+#: an edge whose two memories one recall returned together gains this much confidence
+COACTIVATION_GAIN = 0.05
+MAX_CONFIDENCE = 0.99
+#: spreading activation: the neighbours of a recall's best memories gain stability
+SPREAD_FACTOR = 1.02
+SPREAD_SOURCES = 3
+SPREAD_PER_SOURCE = 2
+
+
+def coactivated(
+    ids: Sequence[str], edges: Mapping[tuple[str, str, str], tuple[float, int]]
+) -> list[tuple[tuple[str, str, str], float, float]]:
+    """Edges both of whose memories are in ``ids`` (one recall's answer): (key, confidence
+    before, after). The namespace's edges are bounded, so a scan is cheap."""
+    present = set(ids)
+    return [
+        (key, confidence, round(min(MAX_CONFIDENCE, confidence + COACTIVATION_GAIN), 3))
+        for key, (confidence, _order) in sorted(edges.items())
+        if key[0] in present and key[1] in present and confidence < MAX_CONFIDENCE
+    ]
+
+
+def spreading(
+    ids: Sequence[str],
+    relations_of: Mapping[str, Sequence[str]],
+    stabilities: Mapping[str, float],
+    *,
+    factor: float = SPREAD_FACTOR,
+    max_stability: float = 100.0,
+) -> list[tuple[str, float, float, str]]:
+    """The neighbours of a recall's best memories (``ids`` in rank order) that it did not
+    return: (memory, stability before, after, the memory it was reached from)."""
+    present = set(ids)
+    out: list[tuple[str, float, float, str]] = []
+    seen: set[str] = set()
+    for source in ids[:SPREAD_SOURCES]:
+        edges = sorted(
+            edges_of(relations_of.get(source, ())), key=lambda e: (-e.confidence, e.other)
+        )
+        taken = 0
+        for e in edges:
+            if taken >= SPREAD_PER_SOURCE:
+                break
+            if e.other in present or e.other in seen or e.other not in stabilities:
+                continue
+            seen.add(e.other)
+            taken += 1
+            before = stabilities[e.other]
+            after = round(min(max_stability, before * factor), 6)
+            if after != before:
+                out.append((e.other, before, after, source))
+    return out

@@ -17,6 +17,7 @@ from typing import Any
 from memstream.core.coactivation import CoactivationConfig, plan_recall
 from memstream.core.hashing import content_hash
 from memstream.core.qlearning import FeedbackView, QState, plan_q_updates
+from memstream.core.relations import SPREAD_SOURCES, coactivated, parse, spreading
 from memstream.core.rule_extractor import find_entities
 from memstream.core.tiers import (
     TierConfig,
@@ -39,6 +40,7 @@ from memstream.schemas.events import (
     MemorySuperseded,
     MemoryUpdated,
     QValueUpdated,
+    RelationAdded,
     TierChanged,
 )
 from memstream.schemas.ids import derived_id
@@ -124,7 +126,8 @@ class Learning:
                         c.memory_id,
                     )
                     for c in plan.reinforcements
-                ],
+                ]
+                + _edges_used(memory, ids, env.payload.query_id),
                 env,
                 "access-tracker",
             )
@@ -395,6 +398,52 @@ class Learning:
                 limits=self.settings.limits,
             )
             await emit(state, [cause], self.sink, self.memory_topic)
+
+
+def _edges_used(memory: Any, ids: list[str], query_id: str) -> list[tuple[Any, str]]:
+    """What one recall teaches the graph: an edge whose two memories came back together
+    grows more confident; the neighbours of the best results gain a little stability
+    (spreading activation; core/relations.py)."""
+    out: list[tuple[Any, str]] = []
+    for (source, target, relation), before, after in coactivated(ids, memory.edges):
+        out.append(
+            (
+                RelationAdded(
+                    memory_id=source,
+                    target_id=target,
+                    relation=relation,  # type: ignore[arg-type]
+                    confidence=after,
+                    rule=memory.edge_rules.get((source, target, relation), "coactivation"),
+                    evidence={
+                        "strengthened_by": "coactivation",
+                        "query_id": query_id,
+                        "confidence_before": before,
+                    },
+                ),
+                f"edge:{source}:{target}:{relation}",
+            )
+        )
+    relations_of = {mid: memory.states[mid].relations for mid in ids[:SPREAD_SOURCES]}
+    near = {parse(e).other for entries in relations_of.values() for e in entries}
+    stabilities = {
+        mid: memory.states[mid].stability
+        for mid in near
+        if mid in memory.states and memory.states[mid].active and mid not in ids
+    }
+    for mid, before, after, source in spreading(ids, relations_of, stabilities):
+        out.append(
+            (
+                MemoryReinforced(
+                    memory_id=mid,
+                    stability_before=before,
+                    stability_after=after,
+                    reason="spreading",
+                    evidence={"rule": "spreading_activation", "query_id": query_id, "from": source},
+                ),
+                f"spread:{mid}",
+            )
+        )
+    return out
 
 
 def _settle_into(sends: Sent, done: asyncio.Future[None]) -> None:

@@ -94,6 +94,16 @@ def test_cause_and_effect_in_different_sessions_answer_why(
             "explain"
         ]
 
+        # what the recall taught the graph: the edge it answered with grew more confident
+        # (the rule that found it stays named)
+        def stronger() -> dict[str, Any] | None:
+            g = mem.graph(knee, namespace=ns, hops=1, relation="causes")
+            e = [x for x in g["edges"] if x["source_id"] == training]
+            return e[0] if e and e[0]["confidence"] > causes[0]["confidence"] else None
+
+        grown = _wait(stronger, 30)
+        assert grown and grown["rule"] == "causal_wording", grown
+
         # "That's why ..." said right after its cause, in the same turn
         dinner = by_words(found, "dinner")
         ankle = by_words(found, "ankle")
@@ -102,6 +112,20 @@ def test_cause_and_effect_in_different_sessions_answer_why(
             e["source_id"] == ankle and e["rule"] == "causal_anaphora"
             for e in dinner_graph["edges"]
         ), dinner_graph
+
+        # spreading activation: a recall that answers with the effect alone strengthens its
+        # cause a little
+        only = mem.recall("why did I skip the team dinner?", namespace=ns, k=1)
+        assert [r["memory_id"] for r in only["results"]] == [dinner], only["results"]
+
+        def spread() -> list[dict[str, Any]]:
+            return [
+                e
+                for e in mem.history(ankle, namespace=ns)
+                if e["type"] == "MemoryReinforced" and e["payload"]["reason"] == "spreading"
+            ]
+
+        assert _wait(spread, 30), mem.history(ankle, namespace=ns)
 
         # both memories' histories name the edge
         for mid in (knee, training):

@@ -218,3 +218,21 @@ def test_the_walk_skips_what_may_not_be_answered() -> None:
         == []
     )
     assert isinstance(Reached("a", "a", (), 1.0).weight, float)
+
+
+def test_an_edge_answered_together_grows_more_confident_up_to_a_ceiling() -> None:
+    from memstream.core.relations import MAX_CONFIDENCE, coactivated
+
+    edges = {("a", "b", "causes"): (0.8, 0), ("a", "c", "same_entity"): (0.98, 1)}
+    assert coactivated(["a", "b"], edges) == [(("a", "b", "causes"), 0.8, 0.85)]
+    assert coactivated(["a", "c"], edges) == [(("a", "c", "same_entity"), 0.98, MAX_CONFIDENCE)]
+    assert coactivated(["b", "c"], edges) == []
+
+
+def test_spreading_strengthens_the_best_results_neighbours_it_did_not_return() -> None:
+    from memstream.core.relations import spreading
+
+    rel = {"a": ("causes<x 0.900", "same_entity>b 0.500", "same_entity>y 0.400")}
+    out = spreading(["a", "b"], rel, {"x": 2.0, "y": 1.0})
+    assert out == [("x", 2.0, 2.04, "a"), ("y", 1.0, 1.02, "a")]
+    assert spreading(["a"], rel, {"x": 100.0}, max_stability=100.0) == []
