@@ -82,7 +82,13 @@ def test_cause_and_effect_in_different_sessions_answer_why(
         assert {n["memory_id"] for n in graph["nodes"]} >= {knee, training}
 
         # "why": the effect matches the question; its cause comes with it, the edge explained
-        answer = mem.recall("why does my knee hurt?", namespace=ns, k=5)
+        # (the retrieval projection may trail the analytics one under load: ask until the
+        # effect is searchable)
+        def asked() -> dict[str, Any] | None:
+            a = mem.recall("why does my knee hurt?", namespace=ns, k=5)
+            return a if knee in [r["memory_id"] for r in a["results"]] else None
+
+        answer = _wait(asked, 30) or mem.recall("why does my knee hurt?", namespace=ns, k=5)
         ids = [r["memory_id"] for r in answer["results"]]
         assert knee in ids and training in ids, [r["text"] for r in answer["results"]]
         cause_hit = next(r for r in answer["results"] if r["memory_id"] == training)

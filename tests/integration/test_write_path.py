@@ -68,7 +68,9 @@ async def wait_covered(s: Settings, namespace: str, n: int, timeout: float = 45.
 
 def decisions(log: list[Any]) -> list[tuple[str, str]]:
     return [
-        (e.type, e.payload.evidence.get("decision", "")) for e in log if e.type != "TurnsExtracted"
+        (e.type, e.payload.evidence.get("decision", ""))
+        for e in log
+        if e.type != "TurnsExtracted" and not e.type.startswith("Relation")  # edges: own test
     ]
 
 
@@ -94,8 +96,11 @@ async def test_scripted_conversation_produces_the_expected_memory_events(
     assert "Boston" in created[superseded.payload.memory_id].payload.text
     assert "Denver" in created[superseded.payload.superseded_by].payload.text
     heads = {e.event_id: e for e in log if e.type == "TurnsExtracted"}
+    decided = {e.event_id for e in log if e.type != "TurnsExtracted"}
     for e in log:
-        if e.type != "TurnsExtracted":
+        if e.type.startswith("Relation"):  # an edge names the decision that implied it
+            assert e.causation_id in decided and e.session_id == "s1"
+        elif e.type != "TurnsExtracted":
             assert e.causation_id in heads and e.session_id == "s1"
     skipped = [t for h in heads.values() for t in h.payload.turns if t.level == "SKIP"]
     assert {t.turn_id for t in skipped} == {"s1-t0", "s1-t6"}  # the greeting and the "ok"
