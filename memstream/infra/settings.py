@@ -80,7 +80,10 @@ class Settings:
     # recalls run on their own threads; past this many queued, HTTP answers 429 (Retry-After)
     recall_threads: int = 2
     recall_max_pending: int = 8
-    # worker
+    # worker: a partition's state is loaded from its latest snapshot plus the log's tail
+    # (<data_dir>/snapshots; streams/snapshots.py), refreshed after this many new events
+    snapshots: bool = True
+    snapshot_every_events: int = 20_000
     projections: str = (
         "duckdb,qdrant,archive"  # which read models this worker keeps ("none" for none)
     )

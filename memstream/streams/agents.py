@@ -23,6 +23,7 @@ from memstream.core.gate import GateConfig
 from memstream.core.recall_filters import RecallFilters
 from memstream.core.recall_filters import parse as parse_filters
 from memstream.infra.kafka_auth import client_options
+from memstream.infra.log_identity import recorded_epoch
 from memstream.infra.settings import Settings
 from memstream.projections.factory import gate_embedder
 from memstream.schemas.envelope import Envelope, encode, make_event, record_headers
@@ -35,7 +36,12 @@ from memstream.streams.extraction import Extractor, make_extractor
 from memstream.streams.intake import DeadLetters, IntakeStats, decoded, intake_time
 from memstream.streams.learning import Learning
 from memstream.streams.maintenance import Maintenance
-from memstream.streams.partition_state import PartitionState, PartitionStates, load_partition
+from memstream.streams.partition_state import (
+    PartitionState,
+    PartitionStates,
+    SnapshotStore,
+    load_partition,
+)
 from memstream.streams.sinks import ProducerSink, Sink
 from memstream.streams.write_path import WritePath
 
@@ -292,6 +298,26 @@ def register_write_path(
     return write_path
 
 
+class SnapshotRefresh:
+    """Keeps each held partition's snapshot near the log's end: past ``every`` events since
+    the last one, the partition is folded again from that snapshot to the log's current end
+    (a separate state, from the log itself: the live state may hold events not yet written)
+    and the result saved. The live state is not touched."""
+
+    def __init__(self, states: PartitionStates, load: Any, every: int) -> None:
+        self.states, self.load, self.every = states, load, every
+        self.at: dict[int, int] = {}  # partition -> events_applied at its last snapshot
+        self.taken = 0
+
+    async def tick(self) -> None:
+        for state in self.states.loaded():
+            base = self.at.setdefault(state.partition, state.events_applied)  # the load saved
+            if state.events_applied - base >= self.every:
+                self.at[state.partition] = state.events_applied
+                await self.load(state.partition, follow=False)
+                self.taken += 1
+
+
 def register_agents(
     app: faust.App,
     topics: Any,
@@ -303,7 +329,18 @@ def register_agents(
     memory_log = topics["memory_log"].get_topic_name()
     embedder = gate_embedder(settings)
 
-    async def load(partition: int) -> Any:
+    snapshots = (
+        SnapshotStore(
+            settings.data_dir,
+            memory_log,
+            lambda: recorded_epoch(settings.data_dir, settings.topic_prefix),
+            embedder,
+        )
+        if settings.snapshots
+        else None
+    )
+
+    async def load(partition: int, *, follow: bool = True) -> Any:
         return await load_partition(
             settings.bootstrap(),
             memory_log,
@@ -312,6 +349,8 @@ def register_agents(
             settings.limits,
             access_topic=topics["access"].get_topic_name(),
             auth=client_options(settings),
+            snapshots=snapshots,
+            follow=follow,
         )
 
     states = PartitionStates(state_loader or load)
@@ -357,6 +396,10 @@ def register_agents(
 
     # a tick cut short: the tier check is redone from the log by the next worker
     app.timer(5.0, name="maintenance")(stop_tolerant(app, maintenance.tick))
+    if snapshots is not None and state_loader is None:
+        refresh = SnapshotRefresh(states, load, settings.snapshot_every_events)
+        handles["snapshots"] = refresh
+        app.timer(30.0, name="snapshots")(stop_tolerant(app, refresh.tick))
     app.timer(1.0, name="feedback-expiry")(learning.expire_parked)
     for role, name in INPUT_AGENTS.items():
         handles[name] = IntakeStats()

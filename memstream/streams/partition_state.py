@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+import orjson
 from aiokafka import AIOKafkaConsumer, TopicPartition
 
 from memstream.core.embedding import Embedder
@@ -32,6 +34,15 @@ from memstream.schemas.events import (
     QValueUpdated,
     TurnsExtracted,
 )
+from memstream.streams.snapshots import (
+    Snapshot,
+    SnapshotKey,
+    capture,
+    path_for,
+    restore,
+)
+from memstream.streams.snapshots import read as read_snapshot
+from memstream.streams.snapshots import write as write_snapshot
 
 log = logging.getLogger("memstream.state")
 
@@ -189,6 +200,16 @@ class PartitionState:
         return buffer
 
 
+class LogMismatch(Exception):
+    """A snapshot's position is not on this log (past its end, or another record there)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Folded:
+    position: int  # next offset to fold
+    last_event_id: str | None  # the event at position - 1
+
+
 async def load_partition(
     bootstrap: str,
     topic: str,
@@ -198,18 +219,89 @@ async def load_partition(
     idle: float = 0.5,
     access_topic: str | None = None,
     auth: Mapping[str, Any] | None = None,
+    snapshots: SnapshotStore | None = None,
+    follow: bool = True,
 ) -> PartitionState:
-    """Fold the memory-log partition (and the access partition) into a fresh state.
-    ``auth``: the client options of ``infra.kafka_auth.client_options``."""
-    state = PartitionState(partition, embedder)
+    """Fold the memory-log partition (and the access partition) into a fresh state: from
+    the latest snapshot on, when ``snapshots`` has one made from this log, else from the
+    start. ``auth``: the client options of ``infra.kafka_auth.client_options``."""
+    started = time.monotonic()
     options = dict(auth or {})
-    await _fold_partition(bootstrap, topic, partition, limits, idle, state.apply, auth=options)
+    snapshot = snapshots.load(partition) if snapshots is not None else None
+    state = PartitionState(partition, embedder)
+    if snapshot is not None:
+        restore(state, snapshot.state, embedder)
+    before = state.events_applied
+    try:
+        memory, access = await _fold_both(
+            bootstrap,
+            topic,
+            access_topic,
+            partition,
+            limits,
+            idle,
+            state,
+            snapshot,
+            options,
+            follow,
+        )
+    except LogMismatch as e:
+        log.warning("partition %d: snapshot ignored (%s); folding from the start", partition, e)
+        snapshot, state = None, PartitionState(partition, embedder)
+        before = 0
+        memory, access = await _fold_both(
+            bootstrap, topic, access_topic, partition, limits, idle, state, None, options, follow
+        )
+    log.info(
+        "partition %d loaded%s: %d events folded, %d namespaces, %.2f s",
+        partition,
+        f" from a snapshot at offset {snapshot.memory_position}" if snapshot else "",
+        state.events_applied - before,
+        len(state.namespaces),
+        time.monotonic() - started,
+    )
+    moved = snapshot is None or (memory.position, access.position) != (
+        snapshot.memory_position,
+        snapshot.access_position,
+    )
+    if snapshots is not None and moved and memory.position > 0:
+        # the state is exactly the log's fold up to these positions, and no agent holds it
+        # yet: a snapshot for the next start
+        await snapshots.save(state, memory, access)
+    return state
+
+
+async def _fold_both(
+    bootstrap: str,
+    topic: str,
+    access_topic: str | None,
+    partition: int,
+    limits: Limits,
+    idle: float,
+    state: PartitionState,
+    snapshot: Snapshot | None,
+    options: dict[str, Any],
+    follow: bool,
+) -> tuple[Folded, Folded]:
+    memory = await _fold_partition(
+        bootstrap,
+        topic,
+        partition,
+        limits,
+        idle,
+        state.apply,
+        follow=follow,
+        auth=options,
+        start=snapshot.memory_position if snapshot else 0,
+        expect=snapshot.state.get("memory_last_event_id") if snapshot else None,
+    )
+    access = Folded(0, None)
     if access_topic:
         # Up to the end found at the start only: every recall appends to the access topic, so
         # under a steady recall load it is never quiet and following it would hold the write
         # path back for as long as the recalls go on. Later accesses reach the state through
         # the access tracker, which folds each one it reads (repeats are recognised by id).
-        await _fold_partition(
+        access = await _fold_partition(
             bootstrap,
             access_topic,
             partition,
@@ -218,14 +310,10 @@ async def load_partition(
             state.apply_access,
             follow=False,
             auth=options,
+            start=snapshot.access_position if snapshot else 0,
+            expect=snapshot.state.get("access_last_event_id") if snapshot else None,
         )
-    log.info(
-        "partition %d loaded: %d events, %d namespaces",
-        partition,
-        state.events_applied,
-        len(state.namespaces),
-    )
-    return state
+    return memory, access
 
 
 async def _fold_partition(
@@ -238,23 +326,39 @@ async def _fold_partition(
     *,
     follow: bool = True,
     auth: Mapping[str, Any] | None = None,
-) -> None:
-    """Apply every record of one partition from the start: to the end offset found at the
+    start: int = 0,
+    expect: str | None = None,
+) -> Folded:
+    """Apply every record of one partition from ``start``: to the end offset found at the
     start, then (``follow``) on until the log is idle for ``idle`` seconds. Only the
     partition's owner writes to the memory log, so following it ends; other topics may be
-    written to by anyone at any rate."""
+    written to by anyone at any rate. From a snapshot (``start`` > 0), the record before
+    ``start`` must be the one the snapshot folded last (``expect``), or LogMismatch."""
     consumer = AIOKafkaConsumer(
         bootstrap_servers=bootstrap, enable_auto_commit=False, group_id=None, **(auth or {})
     )
     await consumer.start()
+    last: str | None = expect
     try:
         tp = TopicPartition(topic, partition)
         consumer.assign([tp])
-        await consumer.seek_to_beginning(tp)
+        if start > 0:
+            # the end offset alone cannot say (the embedded broker reports a batched write's
+            # end as its first offset + 1): read the snapshot's last record back
+            consumer.seek(tp, start - 1)
+            found = await consumer.getmany(tp, timeout_ms=5000)
+            at = [r for r in found.get(tp, []) if r.offset == start - 1]
+            if not at or _event_id(at[0].value) != expect:
+                raise LogMismatch(f"{topic}[{partition}]@{start - 1} is not the snapshot's")
+            consumer.seek(tp, start)
+        else:
+            await consumer.seek_to_beginning(tp)
         end = (await consumer.end_offsets([tp]))[tp]
         if end == 0:
-            return  # nothing was ever written (a non-empty partition reports at least 1)
-        position = 0
+            return Folded(
+                0, None
+            )  # nothing was ever written (a non-empty partition reports at least 1)
+        position = start
         while True:
             batch = await consumer.getmany(
                 tp, timeout_ms=int((idle if position >= end else 10.0) * 1000)
@@ -263,17 +367,74 @@ async def _fold_partition(
             if not records:
                 break
             for record in records:
+                if record.offset < position:
+                    continue  # a fetch may start at its batch's first record
                 position = record.offset + 1
                 try:
-                    apply(decode(record.value, limits=limits))
+                    env = decode(record.value, limits=limits)
                 except EventValidationError as e:  # agents dead-lettered it already; state skips it
                     log.warning("%s[%d]@%d unreadable: %s", topic, partition, record.offset, e)
+                    last = _event_id(record.value)
+                    continue
+                apply(env)
+                last = env.event_id
             # A fetch returns whole record batches, so this also covers the embedded broker's
             # end offset for a batched write (reported as the batch's first offset + 1).
             if not follow and position >= end:
                 break
+        return Folded(position, last)
     finally:
         await consumer.stop()
+
+
+def _event_id(value: bytes | None) -> str | None:
+    """The event id of a raw record (None when it has none), without full validation."""
+    try:
+        raw = orjson.loads(value or b"")
+    except orjson.JSONDecodeError:
+        return None
+    found = raw.get("event_id") if isinstance(raw, dict) else None
+    return found if isinstance(found, str) else None
+
+
+class SnapshotStore:
+    """Where a worker keeps its partitions' snapshots (``streams/snapshots.py``)."""
+
+    def __init__(
+        self, data_dir: str, topic: str, epoch: Callable[[], str | None], embedder: Embedder
+    ) -> None:
+        """``epoch``: the identity of the log this worker follows, read at each load (a
+        recovered log has a new one, and every older snapshot is ignored)."""
+        self.data_dir, self.topic, self.epoch, self.embedder = data_dir, topic, epoch, embedder
+
+    def key(self, partition: int) -> SnapshotKey:
+        return SnapshotKey.of(self.topic, partition, self.epoch(), self.embedder)
+
+    def load(self, partition: int) -> Snapshot | None:
+        key = self.key(partition)
+        return read_snapshot(path_for(self.data_dir, key), key)
+
+    async def save(self, state: PartitionState, memory: Folded, access: Folded) -> None:
+        key = self.key(state.partition)
+        body = {
+            **capture(state),
+            "memory_last_event_id": memory.last_event_id,
+            "access_last_event_id": access.last_event_id,
+        }
+        snapshot = Snapshot(key, memory.position, access.position, body)
+        started = time.monotonic()
+        try:
+            size = await asyncio.to_thread(write_snapshot, path_for(self.data_dir, key), snapshot)
+        except OSError as e:  # a cache: the worker goes on without it
+            log.warning("partition %d: snapshot not written (%s)", state.partition, e)
+            return
+        log.info(
+            "partition %d: snapshot at offset %d written (%d bytes, %.2f s)",
+            state.partition,
+            memory.position,
+            size,
+            time.monotonic() - started,
+        )
 
 
 class PartitionStates:

@@ -1,0 +1,89 @@
+"""Snapshot files (streams/snapshots.py): a snapshot restores exactly the state it was taken
+from; a damaged, foreign, older-format or missing file is never used."""
+
+from __future__ import annotations
+
+import struct
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from memstream.core.embedding import HashingEmbedder
+from memstream.core.facts import TurnView
+from memstream.core.gate import GateConfig
+from memstream.core.rule_extractor import extract_rules
+from memstream.core.signals import scan
+from memstream.core.write_plan import BufferedTurn, Flush, plan_flush
+from memstream.streams import snapshots
+from memstream.streams.partition_state import PartitionState
+from memstream.streams.snapshots import Snapshot, SnapshotKey, capture, read, restore, write
+
+T0 = datetime(2024, 3, 1, 9, tzinfo=UTC)
+TEXTS = [
+    "I started training for the Berlin marathon in March.",
+    "My knee hurts because of the marathon training.",
+    "My sister Lena moved to Toronto.",
+    "I had coffee with Lena in Toronto.",
+]
+
+
+def _state() -> PartitionState:
+    state = PartitionState(0, HashingEmbedder())
+    for i, text in enumerate(TEXTS):
+        at = T0 + timedelta(days=i)
+        turn = BufferedTurn(f"e{i}", f"t{i}", "user", "Sam", text, at, scan(text, role="user"))
+        view = TurnView(turn_id=f"t{i}", role="user", speaker="Sam", text=text, occurred_at=at)
+        flush = Flush("ns", f"s{i}", "high_signal", (turn,), tuple(extract_rules([view])), None)
+        for env in plan_flush(state.memory("ns"), flush, GateConfig()):
+            if env.type == "TurnsExtracted":
+                state.apply(env)  # the plan applied the rest to the namespace already
+            else:
+                state.processed.add(env.causation_id or "")
+                state.events_applied += 1
+    return state
+
+
+KEY = SnapshotKey.of("mst.memory.log", 0, "epoch-1", HashingEmbedder())
+
+
+def _written(tmp_path: Path, state: PartitionState) -> Path:
+    path = tmp_path / "p0.snapshot"
+    write(path, Snapshot(KEY, 42, 7, capture(state)))
+    return path
+
+
+def test_a_snapshot_restores_the_state_it_was_taken_from(tmp_path: Path) -> None:
+    state = _state()
+    loaded = read(_written(tmp_path, state), KEY)
+    assert loaded is not None and (loaded.memory_position, loaded.access_position) == (42, 7)
+    again = PartitionState(0, HashingEmbedder())
+    restore(again, loaded.state, HashingEmbedder())
+    mine, theirs = state.memory("ns"), again.memory("ns")
+    assert theirs.states == mine.states and theirs.edges == mine.edges
+    assert theirs.by_entity == mine.by_entity and theirs.by_hash == mine.by_hash
+    assert again.extracted == state.extracted and again.processed == state.processed
+    # the restored index answers like the original
+    vector = mine.embed("marathon training knee")
+    assert theirs.nearest(vector, 3) == mine.nearest(vector, 3)
+
+
+def test_damaged_foreign_or_older_snapshots_are_ignored(tmp_path: Path) -> None:
+    path = _written(tmp_path, _state())
+    good = path.read_bytes()
+    assert read(tmp_path / "missing.snapshot", KEY) is None
+    other = SnapshotKey.of("mst.memory.log", 0, "epoch-2", HashingEmbedder())  # a recovered log
+    assert read(path, other) is None
+    assert read(path, SnapshotKey.of("mst.memory.log", 0, "epoch-1", HashingEmbedder(64))) is None
+    damaged = bytearray(good)
+    damaged[-5] ^= 0xFF
+    path.write_bytes(bytes(damaged))
+    assert read(path, KEY) is None
+    path.write_bytes(good[: len(good) // 2])  # cut short
+    assert read(path, KEY) is None
+    header = len(snapshots.MAGIC)
+    older = good[:header] + struct.pack(">I", snapshots.VERSION + 1) + good[header + 4 :]
+    path.write_bytes(older)
+    assert read(path, KEY) is None
+    path.write_bytes(b"not a snapshot at all")
+    assert read(path, KEY) is None
+    path.write_bytes(good)
+    assert read(path, KEY) is not None
