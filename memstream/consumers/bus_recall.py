@@ -26,6 +26,7 @@ async def recall_over_bus(
     *,
     k: int = 10,
     as_of: datetime | None = None,
+    at: datetime | None = None,
     timeout: float = 30.0,
     token: str | None = None,
     filters: dict[str, Any] | None = None,
@@ -53,7 +54,12 @@ async def recall_over_bus(
             await consumer.position(tp)
         request = make_event(
             RecallRequested(
-                query_id=correlation, query=query, k=k, as_of=as_of, filters=dict(filters or {})
+                query_id=correlation,
+                query=query,
+                k=k,
+                as_of=as_of,
+                filters=dict(filters or {}),
+                at=at,
             ),
             namespace=namespace,
             correlation_id=correlation,

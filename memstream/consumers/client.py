@@ -109,11 +109,13 @@ class _Requests:
     def recall(query: str, ns: str, k: int, filters: Mapping[str, Any] | None) -> dict[str, Any]:
         f = dict(filters or {})
         as_of = f.pop("as_of", None)
+        at = f.pop("at", None)  # the evaluation time (a replay's "now"); as_of cuts knowledge
         body = {
             "namespace": ns,
             "query": query,
             "k": k,
             "as_of": as_of.isoformat() if isinstance(as_of, datetime) else as_of,
+            **({"at": at.isoformat() if isinstance(at, datetime) else at} if at else {}),
             "include_superseded": bool(f.pop("include_superseded", False)),
             "session_id": f.pop("session_id", None) or f.pop("run_id", None),
         }

@@ -24,9 +24,11 @@ from memstream.consumers.known_ids import IdDirectory, UnknownId
 from memstream.consumers.producer import AsyncProducer, turn_event
 from memstream.consumers.recall_pool import RecallBusy
 from memstream.core.event_time import CODES as EVENT_TIME_CODES
+from memstream.core.event_time import event_time_error
 from memstream.core.metadata import decode as metadata_map
 from memstream.core.recall_filters import parse as parse_filters
 from memstream.infra.settings import Settings
+from memstream.schemas._fields import utc_now
 from memstream.schemas.envelope import NAMESPACE_RE, make_event
 from memstream.schemas.errors import EventValidationError
 from memstream.schemas.events import MemoryEdit, RecallRequested
@@ -361,12 +363,19 @@ class MemoryRoutes:
                     as_of=_time(body.get("as_of"), "as_of"),
                     include_superseded=bool(body.get("include_superseded")),
                     filters=_filters_of(body),
+                    at=_time(body.get("at"), "at"),
                 ),
                 namespace=ns,
                 session_id=body.get("session_id"),
                 limits=self.settings.limits,
             )
             req: RecallRequested = asked.payload
+            if req.at is not None and (
+                late := event_time_error(
+                    req.at, intake=utc_now(), skew=self.settings.max_future_skew, path="at"
+                )
+            ):
+                raise late  # the access event it records would be refused as well
             service = self.api.recall_service()
             if service is None:
                 raise web.HTTPServiceUnavailable(
@@ -382,6 +391,7 @@ class MemoryRoutes:
                 session_id=asked.session_id,
                 query_id=query_id,
                 filters=parse_filters(req.filters),
+                now=req.at,
             )
             await self.observe(
                 ns,

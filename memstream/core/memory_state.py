@@ -8,7 +8,7 @@ must be skipped, not re-applied): that is what makes at-least-once delivery safe
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from datetime import datetime
 from typing import Any, Literal
 
@@ -79,6 +79,14 @@ class MemoryState:
     @property
     def active(self) -> bool:
         return self.status == "active"
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # by position through the constructor: a partition snapshot (streams/snapshots.py)
+        # unpickles 100k states several times faster than the generic dataclass route
+        return (MemoryState, tuple(getattr(self, name) for name in _FIELD_NAMES))
+
+
+_FIELD_NAMES = tuple(f.name for f in fields(MemoryState))
 
 
 def _merge_ids(old: tuple[str, ...], new: list[str]) -> tuple[str, ...]:

@@ -163,6 +163,9 @@ class RecallRequested:
     as_of: datetime | None = None
     include_superseded: bool = False
     filters: dict[str, Any] = field(default_factory=dict)
+    # the evaluation time ("now" for recency, retention and the access event it records);
+    # unset: the wall clock. Unlike as_of it cuts nothing: a replay or a benchmark sets it.
+    at: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

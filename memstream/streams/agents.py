@@ -206,6 +206,7 @@ def recall_responder(
                 query_id=req.query_id,
                 wait=True,  # the topic is the queue: wait for a slot, never refuse
                 filters=filters,
+                now=req.at,
             )
             answer = RecallAnswered(
                 query_id=req.query_id,

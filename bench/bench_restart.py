@@ -1,0 +1,139 @@
+"""Restart time: a partition's state from its snapshot plus the log's tail, against folding
+the partition's memory log from offset 0, in the same run (``streams/partition_state.py``).
+
+One partition of the memory log holds N memories (MemoryCreated events of a hundred
+namespaces over a year, each with its content hash and text: the gate re-embeds every text
+on a fold) on a fresh embedded broker. Measured: ``load_partition`` from call to a state the
+write path can serve — from offset 0 (snapshots off), and from the snapshot the previous
+load wrote plus a tail of 1,000 new events. The worker's HTTP API is up in ~2 s either way,
+and the projections keep their own positions on disk, so this load is what a restart waits
+for before a new turn can be extracted. Goal: <= 5 s at 1M and flat in history length.
+``BENCH_RESTART_SIZES`` (comma-separated, default ``10000,100000``) chooses N.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from aiokafka import AIOKafkaProducer
+
+from bench.broker import fresh_broker
+from bench.figures import Figure
+from memstream.core.embedding import HashingEmbedder
+from memstream.core.hashing import content_hash
+from memstream.schemas import MemoryCreated, encode, make_event
+from memstream.schemas.envelope import DEFAULT_LIMITS
+from memstream.schemas.topics import BY_ROLE
+from memstream.streams.partition_state import SnapshotStore, load_partition
+
+SIZES = [int(x) for x in os.environ.get("BENCH_RESTART_SIZES", "10000,100000").split(",") if x]
+TAIL = 1000
+T0 = datetime(2024, 1, 1, tzinfo=UTC)
+_WORDS = [
+    "kafka",
+    "duckdb",
+    "qdrant",
+    "python",
+    "rust",
+    "billing",
+    "search",
+    "deploy",
+    "review",
+    "budget",
+    "tea",
+    "hiking",
+]
+
+
+def _event(i: int) -> bytes:
+    ns = f"ns-{i % 100}"
+    text = f"Person {i % 977} talked about {_WORDS[i % 12]} and {_WORDS[(i * 7) % 12]} on day {i}"
+    at = T0 + timedelta(seconds=i * 30)
+    env = make_event(
+        MemoryCreated(
+            memory_id=f"m-{i}",
+            text=text,
+            category="fact",
+            content_hash=content_hash(ns, text),
+            source_turn_ids=[f"t-{i}"],
+            entities=[f"Person {i % 977}"],
+        ),
+        namespace=ns,
+        occurred_at=at,
+        causation_id=f"c-{i}",
+        event_id=f"e-{i}",
+    )
+    return encode(env)
+
+
+async def _write(bootstrap: str, topic: str, start: int, stop: int) -> None:
+    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all", linger_ms=20)
+    await producer.start()
+    try:
+        batch = []
+        for i in range(start, stop):
+            batch.append(producer.send(topic, _event(i), partition=0))
+            if len(batch) >= 2000:
+                await asyncio.gather(*batch)
+                batch = []
+        await asyncio.gather(*batch)
+    finally:
+        await producer.stop()
+
+
+async def _load(bootstrap: str, topic: str, store: SnapshotStore | None) -> tuple[float, Any]:
+    started = time.perf_counter()
+    state = await load_partition(
+        bootstrap, topic, 0, HashingEmbedder(), DEFAULT_LIMITS, idle=0.2, snapshots=store
+    )
+    return time.perf_counter() - started, state
+
+
+async def _measure(settings: Any, n: int) -> tuple[float, float, float]:
+    """(fold from 0, snapshot + tail, the snapshot write) in seconds for n memories."""
+    topic = BY_ROLE["memory_log"].name(settings.topic_prefix)
+    await _write(settings.bootstrap(), topic, 0, n)
+    store = SnapshotStore(
+        tempfile.mkdtemp(prefix="memstream-snap-"), topic, lambda: "bench", HashingEmbedder()
+    )
+    cold, _ = await _load(settings.bootstrap(), topic, None)
+    first, _ = await _load(settings.bootstrap(), topic, store)  # folds and writes one
+    write_cost = first - cold
+    await _write(settings.bootstrap(), topic, n, n + TAIL)
+    warm, state = await _load(settings.bootstrap(), topic, store)
+    assert sum(len(m.states) for m in state.namespaces.values()) == n + TAIL
+    return cold, warm, max(write_cost, 0.0)
+
+
+def run() -> list[Figure]:
+    figures = []
+    for n in SIZES:
+        with fresh_broker(partitions=1) as settings:
+            cold, warm, write_cost = asyncio.run(_measure(settings, n))
+        figures.append(
+            Figure(
+                f"restart to serving recall @{n:,} memories",
+                warm,
+                "s",
+                cold,
+                "the same partition folded from offset 0",
+                better="lower",
+                notes=(
+                    f"partition state from its snapshot + {TAIL} new events; the load that "
+                    f"wrote the snapshot took ~{write_cost:.1f} s more than the fold alone"
+                ),
+            )
+        )
+    return figures
+
+
+if __name__ == "__main__":
+    for f in run():
+        print(
+            f"{f.name}: {f.value:.2f} {f.unit} (fold from 0: {f.baseline:.2f}, x{f.ratio:.3f})  {f.notes}"
+        )
