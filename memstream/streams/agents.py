@@ -352,6 +352,8 @@ def register_agents(
             auth=client_options(settings),
             snapshots=snapshots,
             follow=follow,
+            # the refresh always writes one; a load only past a quarter of its period
+            resnapshot_after=0 if not follow else settings.snapshot_every_events // 4,
         )
 
     states = PartitionStates(state_loader or load)

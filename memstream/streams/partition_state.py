@@ -221,6 +221,7 @@ async def load_partition(
     auth: Mapping[str, Any] | None = None,
     snapshots: SnapshotStore | None = None,
     follow: bool = True,
+    resnapshot_after: int = 5000,
 ) -> PartitionState:
     """Fold the memory-log partition (and the access partition) into a fresh state: from
     the latest snapshot on, when ``snapshots`` has one made from this log, else from the
@@ -260,11 +261,12 @@ async def load_partition(
         len(state.namespaces),
         time.monotonic() - started,
     )
-    moved = snapshot is None or (memory.position, access.position) != (
-        snapshot.memory_position,
-        snapshot.access_position,
-    )
-    if snapshots is not None and moved and memory.position > 0:
+    # a new snapshot costs a pickle of the whole state while the partition waits: worth it
+    # after a fold from the start, or past ``resnapshot_after`` events of tail (a shorter
+    # tail is cheaper to fold again; the refresh keeps the snapshot near the log's end)
+    folded = state.events_applied - before
+    worth = snapshot is None or folded >= resnapshot_after
+    if snapshots is not None and worth and memory.position > 0:
         # the state is exactly the log's fold up to these positions, and no agent holds it
         # yet: a snapshot for the next start
         await snapshots.save(state, memory, access)
