@@ -307,14 +307,18 @@ class SnapshotRefresh:
 
     def __init__(self, states: PartitionStates, load: Any, every: int) -> None:
         self.states, self.load, self.every = states, load, every
-        self.at: dict[int, int] = {}  # partition -> events_applied at its last snapshot
+        # partition -> (the state object, its events_applied at its last snapshot); a state
+        # loaded again (a rebalance) starts from its own load
+        self.at: dict[int, tuple[int, int]] = {}
         self.taken = 0
 
     async def tick(self) -> None:
         for state in self.states.loaded():
-            base = self.at.setdefault(state.partition, state.events_applied)  # the load saved
+            mine, base = self.at.get(state.partition, (id(state), state.loaded_events))
+            if mine != id(state):
+                base = state.loaded_events
             if state.events_applied - base >= self.every:
-                self.at[state.partition] = state.events_applied
+                self.at[state.partition] = (id(state), state.events_applied)
                 await self.load(state.partition, follow=False)
                 self.taken += 1
 
@@ -402,7 +406,7 @@ def register_agents(
     if snapshots is not None and state_loader is None:
         refresh = SnapshotRefresh(states, load, settings.snapshot_every_events)
         handles["snapshots"] = refresh
-        app.timer(30.0, name="snapshots")(stop_tolerant(app, refresh.tick))
+        app.timer(5.0, name="snapshots")(stop_tolerant(app, refresh.tick))  # a cheap check
     app.timer(1.0, name="feedback-expiry")(learning.expire_parked)
     for role, name in INPUT_AGENTS.items():
         handles[name] = IntakeStats()

@@ -95,6 +95,7 @@ class PartitionState:
     watermarks: dict[str, datetime] = field(default_factory=dict)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     events_applied: int = 0
+    loaded_events: int = 0  # events_applied when the load finished (the snapshot refresh)
     # Input events whose effects are on the log: every agent-made event names its input as
     # causation, so a re-delivered input is recognised after a restart too.
     processed: set[str] = field(default_factory=set)
@@ -261,6 +262,7 @@ async def load_partition(
         len(state.namespaces),
         time.monotonic() - started,
     )
+    state.loaded_events = state.events_applied
     # a new snapshot costs a pickle of the whole state while the partition waits: worth it
     # after a fold from the start, or past ``resnapshot_after`` events of tail (a shorter
     # tail is cheaper to fold again; the refresh keeps the snapshot near the log's end)

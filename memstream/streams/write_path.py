@@ -253,6 +253,7 @@ class WritePath:
                         pending.append(await self._dead_letter(message, e))
                     continue
                 job.state.apply(events[0])  # the TurnsExtracted record; the plan applied the rest
+                job.state.events_applied += len(events) - 1  # counted as a fold counts them
             self.stats.flushes += 1
             self.stats.memory_events += len(events) - 1
             self.stats.llm_calls += flush.llm_calls

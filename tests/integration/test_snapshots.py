@@ -6,8 +6,10 @@ the start still works."""
 
 from __future__ import annotations
 
+import asyncio
 import random
 import re
+import time
 from pathlib import Path
 
 from bench.eval_data import load_conversations
@@ -78,3 +80,37 @@ async def test_restart_loads_snapshots_and_folds_only_the_tail(
     assert "checksum mismatch" in log, log[-3000:]
     turns = [t for ns in namespaces for t in covered(await memory_log(own, ns))]
     assert len(turns) == len(set(turns)) == 160
+
+
+async def test_the_snapshot_is_refreshed_from_the_log_while_the_worker_runs(
+    settings: Settings, tmp_path: Path
+) -> None:
+    """The refresh past ``snapshot_every_events`` (20,000 by default; 40 here, so a test
+    can reach it): the running worker folds its snapshot forward from the log, and the next
+    start loads it."""
+    datadir = tmp_path / "w"
+    own = settings.with_(topic_prefix=f"snapr{random.randrange(10**6)}", data_dir=str(datadir))
+    await ensure_topics(own.bootstrap(), own.topic_prefix, own.partitions)
+    rows = load_conversations()[:120]
+    namespaces = {t["namespace"] for t in rows}
+    worker = WorkerProcess(own, datadir, snapshot_every_events="40").start()
+    try:
+        async with AsyncProducer(own) as p:
+            await p.publish_many([turn_from_row(t) for t in rows])
+        await wait_covered(own, namespaces, len(rows))
+        deadline = time.monotonic() + 60
+        while not re.search(r"snapshot at offset \d+ written", worker.log.read_text()):
+            assert time.monotonic() < deadline, worker.log.read_text()[-3000:]
+            await asyncio.sleep(1)
+    finally:
+        worker.stop()
+    seen = worker.log.stat().st_size
+    again = WorkerProcess(own, datadir, snapshot_every_events="40").start()
+    try:
+        await wait_covered(own, namespaces, len(rows))
+    finally:
+        again.stop()
+    log = again.log.read_bytes()[seen:].decode(errors="replace")
+    assert any("from a snapshot" in line for line in _loads(log)), _loads(log)
+    turns = [t for ns in namespaces for t in covered(await memory_log(own, ns))]
+    assert len(turns) == len(set(turns)) == len(rows)
