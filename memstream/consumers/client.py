@@ -450,6 +450,20 @@ class AsyncMemory:
             )
         )
 
+    async def graph(
+        self, memory_id: str, *, namespace: str, hops: int = 2, relation: str | None = None
+    ) -> dict[str, Any]:
+        """A memory's neighbourhood in the relation graph (see ``Memory.graph``)."""
+        params = {"namespace": namespace, "hops": str(hops)}
+        if relation:
+            params["relation"] = relation
+        return dict(_checked(await self._http.get(f"/v1/graph/{memory_id}", params=params)))
+
+    async def entity(self, name: str, *, namespace: str) -> dict[str, Any]:
+        """Everything about one entity, under any of its names, in event-time order."""
+        params = {"namespace": namespace}
+        return dict(_checked(await self._http.get(f"/v1/entities/{name}", params=params)))
+
     async def history(self, memory_id: str, *, namespace: str) -> list[dict[str, Any]]:
         response = await self._http.get(
             f"/v1/memories/{memory_id}/history", params={"namespace": namespace}

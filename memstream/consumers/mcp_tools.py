@@ -377,6 +377,50 @@ def register(server: MCPServer[Any], link: WorkerLink) -> None:
         return dict(await call(caller, "GET", "/v1/gaps", params=params))
 
     @server.tool(annotations=READ)
+    async def graph(
+        ctx: Ctx,
+        memory_id: MemoryId,
+        hops: Annotated[int, Field(ge=1, le=4, description="how far to walk the edges")] = 2,
+        relation: Annotated[
+            Literal[
+                "supersedes", "contradicts", "causes", "elaborates", "same_entity", "related_to"
+            ]
+            | None,
+            Field(description="only edges of this relation (default: all)"),
+        ] = None,
+        namespace: Namespace = None,
+    ) -> dict[str, Any]:
+        """A memory's neighbourhood in the relation graph: the memories within `hops` edges
+        (each with its depth) and the typed edges among them (causes, same_entity,
+        elaborates, supersedes, contradicts), each with its confidence and the rule that
+        found it. Use it to follow a cause, an update or everything linked to one memory."""
+        caller = await scope(ctx, namespace)
+        params: dict[str, Any] = {"namespace": caller.namespace, "hops": hops}
+        if relation:
+            params["relation"] = relation
+        return dict(await call(caller, "GET", f"/v1/graph/{_path(memory_id)}", params=params))
+
+    @server.tool(annotations=READ)
+    async def entity(
+        ctx: Ctx,
+        name: Annotated[
+            str | None,
+            Field(
+                description="a person, place or thing by any of its names; leave out to list "
+                "the namespace's entities",
+                max_length=200,
+            ),
+        ] = None,
+        namespace: Namespace = None,
+    ) -> dict[str, Any]:
+        """Everything remembered about one entity under any of its names ("Mel" and
+        "Melanie"), in event-time order; or, without a name, the entities with their
+        aliases and how many memories name them."""
+        caller = await scope(ctx, namespace)
+        path = f"/v1/entities/{_path(name)}" if name else "/v1/entities"
+        return dict(await call(caller, "GET", path, params={"namespace": caller.namespace}))
+
+    @server.tool(annotations=READ)
     async def audit(
         ctx: Ctx,
         memory_id: Annotated[

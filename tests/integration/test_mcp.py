@@ -42,6 +42,8 @@ TOOLS = {
     "audit",
     "consolidate",
     "context",
+    "graph",
+    "entity",
 }
 FACTS = ["I live in Lisbon.", "My favorite food is ramen.", "We decided to adopt Kafka."]
 
@@ -179,6 +181,10 @@ async def tour(c: Client, ns: str) -> None:
     assert "spicy" in (await eventually(memory, lambda m: "spicy" in m["text"]))["text"]
     kinds = [e["type"] for e in (await call(c, "memory_history", memory_id=mid))["events"]]
     assert kinds[0] == "MemoryCreated" and {"QValueUpdated", "MemoryUpdated"} <= set(kinds)
+
+    near = await call(c, "graph", memory_id=mid, hops=1)
+    assert mid in {n["memory_id"] for n in near["nodes"]} and "edges" in near
+    assert "entities" in await call(c, "entity")
 
     trail = await call(c, "audit", memory_id=mid)
     assert {"source_turn", "created", "q_value"} <= {s["kind"] for s in trail["steps"]}

@@ -6,6 +6,7 @@ cannot see it."""
 
 from __future__ import annotations
 
+import asyncio
 import random
 import time
 from datetime import UTC, datetime, timedelta
@@ -13,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from memstream.consumers.client import Memory, MemstreamError
+from memstream.consumers.client import AsyncMemory, Memory, MemstreamError
 from memstream.infra.settings import Settings
 from tests.harness import WorkerProcess, memstream
 
@@ -141,6 +142,12 @@ def test_cause_and_effect_in_different_sessions_answer_why(
         # another namespace sees nothing of it
         with pytest.raises(MemstreamError):
             mem.graph(knee, namespace=f"{ns}-other")
+
+    async def with_async_client() -> dict[str, Any]:
+        async with AsyncMemory(settings=settings) as amem:
+            return await amem.graph(knee, namespace=ns, hops=1, relation="causes")
+
+    assert asyncio.run(with_async_client())["edges"]
 
     text = memstream(settings, "graph", knee, "--namespace", ns)
     assert text.returncode == 0, text.stderr
