@@ -5,6 +5,7 @@ so a fold of the log rebuilds exactly the live index."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 import numpy as np
@@ -30,6 +31,8 @@ class NamespaceMemory:
     # live edges: (source, target, relation) -> (confidence, order added), for the bound
     edges: dict[tuple[str, str, str], tuple[float, int]] = field(default_factory=dict)
     edge_rules: dict[tuple[str, str, str], str] = field(default_factory=dict)  # who found it
+    # when each edge was last found or used, and its confidence then (fading starts there)
+    edge_used: dict[tuple[str, str, str], tuple[datetime, float]] = field(default_factory=dict)
     _edge_seq: int = 0
     _rows: dict[str, int] = field(default_factory=dict)
     _ids: list[str] = field(default_factory=list)
@@ -60,8 +63,11 @@ class NamespaceMemory:
             if isinstance(p, RelationRemoved):
                 self.edges.pop(key, None)
                 self.edge_rules.pop(key, None)
+                self.edge_used.pop(key, None)
             else:
                 self.edge_rules[key] = p.rule
+                if "faded_from" not in p.evidence:  # fading is not a use
+                    self.edge_used[key] = (env.occurred_at, p.confidence)
                 order = self.edges[key][1] if key in self.edges else self._edge_seq
                 self._edge_seq += key not in self.edges
                 self.edges[key] = (p.confidence, order)

@@ -394,3 +394,41 @@ def spreading(
             if after != before:
                 out.append((e.other, before, after, source))
     return out
+
+
+# --- fading with disuse -------------------------------------------------------------------
+
+#: an edge neither found again nor used by a recall for this long starts to fade ...
+EDGE_IDLE_DAYS = 30
+#: ... halving its confidence every this many idle days ...
+EDGE_HALF_LIFE_DAYS = 180
+#: ... and leaves the graph below this
+EDGE_FLOOR = 0.2
+#: a fade is written only when it moves the confidence this much
+EDGE_FADE_STEP = 0.05
+#: history, not association: these never fade
+LASTING = frozenset({"supersedes", "contradicts"})
+
+
+def fading(
+    edges: Mapping[tuple[str, str, str], tuple[float, int]],
+    used: Mapping[tuple[str, str, str], tuple[Any, float]],
+    at: Any,
+) -> list[tuple[tuple[str, str, str], float, float | None, int]]:
+    """Edges whose confidence ``at`` (event time) has faded since their last use: (key,
+    current confidence, faded confidence or None to remove, idle days)."""
+    out: list[tuple[tuple[str, str, str], float, float | None, int]] = []
+    for key in sorted(edges):
+        if key[2] in LASTING or key not in used:
+            continue
+        since, base = used[key]
+        idle = (at - since).days
+        if idle < EDGE_IDLE_DAYS:
+            continue
+        target = round(base * 0.5 ** ((idle - EDGE_IDLE_DAYS) / EDGE_HALF_LIFE_DAYS), 3)
+        current = edges[key][0]
+        if target < EDGE_FLOOR:
+            out.append((key, current, None, idle))
+        elif current - target >= EDGE_FADE_STEP:
+            out.append((key, current, target, idle))
+    return out

@@ -17,7 +17,7 @@ from typing import Any
 from memstream.core.coactivation import CoactivationConfig, plan_recall
 from memstream.core.hashing import content_hash
 from memstream.core.qlearning import FeedbackView, QState, plan_q_updates
-from memstream.core.relations import SPREAD_SOURCES, coactivated, parse, spreading
+from memstream.core.relations import SPREAD_SOURCES, coactivated, fading, parse, spreading
 from memstream.core.rule_extractor import find_entities
 from memstream.core.tiers import (
     TierConfig,
@@ -41,6 +41,7 @@ from memstream.schemas.events import (
     MemoryUpdated,
     QValueUpdated,
     RelationAdded,
+    RelationRemoved,
     TierChanged,
 )
 from memstream.schemas.ids import derived_id
@@ -354,9 +355,13 @@ class Learning:
                     await self._tiers_of(state, ns, memory, state.watermark(ns))
 
     async def tiers_at(self, state: PartitionState, ns: str, at: datetime) -> None:
-        """The tier rules for one namespace at ``at`` (the caller holds the state's lock)."""
+        """The tier rules for one namespace at ``at`` (the caller holds the state's lock),
+        and the fading of its edges with disuse."""
         if ns in state.namespaces:
             await self._tiers_of(state, ns, state.namespaces[ns], at)
+            faded = _faded_edges(state.namespaces[ns], ns, at, self.settings.limits)
+            if faded:
+                await emit(state, faded, self.sink, self.memory_topic)
 
     async def _tiers_of(self, state: PartitionState, ns: str, memory: Any, at: datetime) -> None:
         active = [s for s in memory.states.values() if s.active]
@@ -398,6 +403,46 @@ class Learning:
                 limits=self.settings.limits,
             )
             await emit(state, [cause], self.sink, self.memory_topic)
+
+
+def _faded_edges(memory: Any, ns: str, at: datetime, limits: Any) -> list[Envelope[Any]]:
+    """The namespace's edges that faded with disuse by ``at`` (core/relations.fading), as
+    events of the edge keeper: a lower confidence, or the edge removed below the floor."""
+    out: list[Envelope[Any]] = []
+    for (source, target, relation), current, faded, idle in fading(
+        memory.edges, memory.edge_used, at
+    ):
+        evidence = {"rule": "edge_disuse", "idle_days": idle, "faded_from": current}
+        payload: Any = (
+            RelationRemoved(
+                memory_id=source,
+                target_id=target,
+                relation=relation,  # type: ignore[arg-type]
+                reason="faded",
+                evidence=evidence,
+            )
+            if faded is None
+            else RelationAdded(
+                memory_id=source,
+                target_id=target,
+                relation=relation,  # type: ignore[arg-type]
+                confidence=faded,
+                rule=memory.edge_rules.get((source, target, relation), "edge_disuse"),
+                evidence=evidence,
+            )
+        )
+        out.append(
+            make_event(
+                payload,
+                namespace=ns,
+                occurred_at=at,
+                event_id=derived_id(at, "edge-fade", ns, source, target, relation, str(current)),
+                producer="edge-keeper",
+                recorded_at=utc_now(),
+                limits=limits,
+            )
+        )
+    return out
 
 
 def _edges_used(memory: Any, ids: list[str], query_id: str) -> list[tuple[Any, str]]:

@@ -61,12 +61,28 @@ class SnapshotKey:
     partition: int
     epoch: str | None
     embedder: str  # name, version and dimension of the gate embedder
+    shape: str = ""  # the state's field names: a snapshot of another code version is not used
 
     @staticmethod
     def of(topic: str, partition: int, epoch: str | None, embedder: Embedder) -> SnapshotKey:
         return SnapshotKey(
-            topic, partition, epoch, f"{embedder.name}:{embedder.version}:{embedder.dim}"
+            topic,
+            partition,
+            epoch,
+            f"{embedder.name}:{embedder.version}:{embedder.dim}",
+            _shape(),
         )
+
+
+def _shape() -> str:
+    from memstream.core.memory_state import MemoryState
+
+    names = [
+        *STATE_FIELDS,
+        *(f.name for f in fields(NamespaceMemory)),
+        *(f.name for f in fields(MemoryState)),
+    ]
+    return hashlib.sha256(",".join(names).encode()).hexdigest()[:16]
 
 
 @dataclass(frozen=True, slots=True)

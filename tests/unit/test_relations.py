@@ -236,3 +236,19 @@ def test_spreading_strengthens_the_best_results_neighbours_it_did_not_return() -
     out = spreading(["a", "b"], rel, {"x": 2.0, "y": 1.0})
     assert out == [("x", 2.0, 2.04, "a"), ("y", 1.0, 1.02, "a")]
     assert spreading(["a"], rel, {"x": 100.0}, max_stability=100.0) == []
+
+
+def test_edges_fade_with_disuse_and_leave_below_the_floor() -> None:
+    from memstream.core.relations import EDGE_FLOOR, EDGE_HALF_LIFE_DAYS, EDGE_IDLE_DAYS, fading
+
+    key, lasting = ("a", "b", "same_entity"), ("a", "c", "supersedes")
+    edges = {key: (0.8, 0), lasting: (1.0, 1)}
+    used = {key: (T0, 0.8), lasting: (T0, 1.0)}
+    assert fading(edges, used, T0 + timedelta(days=EDGE_IDLE_DAYS - 1)) == []
+    half = T0 + timedelta(days=EDGE_IDLE_DAYS + EDGE_HALF_LIFE_DAYS)
+    assert fading(edges, used, half) == [(key, 0.8, 0.4, EDGE_IDLE_DAYS + EDGE_HALF_LIFE_DAYS)]
+    # once written, the faded confidence is the current one: no repeat until it moves again
+    assert fading({**edges, key: (0.4, 0)}, used, half + timedelta(days=1)) == []
+    gone = fading(edges, used, T0 + timedelta(days=EDGE_IDLE_DAYS + 3 * EDGE_HALF_LIFE_DAYS))
+    assert gone[0][2] is None and 0.8 * 0.125 < EDGE_FLOOR  # removed; supersedes never fades
+    assert all(k != lasting for k, *_ in gone)
