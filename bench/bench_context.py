@@ -19,6 +19,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from bench.figures import Figure
+from bench.workload import TOPIC_WORDS as _WORDS
 from memstream.consumers.http_context import _CANDIDATES, _NOW
 from memstream.core.hashing import content_hash
 from memstream.core.hot_memory import _DONE, build_hot, render
@@ -43,20 +44,6 @@ _KINDS: list[tuple[str, str | None, str]] = [
     ("principle", None, "Always {w} before {v}"),
     ("fact", None, "The {w} runbook is at https://wiki.example.org/{v}, run `make {w}`"),
     ("fact", None, "Dana talked about {w} and {v} with the team"),
-]
-_WORDS = [
-    "kafka",
-    "duckdb",
-    "qdrant",
-    "python",
-    "rust",
-    "billing",
-    "search",
-    "deploy",
-    "review",
-    "budget",
-    "tea",
-    "hiking",
 ]
 
 

@@ -24,6 +24,7 @@ from aiokafka import AIOKafkaProducer
 
 from bench.broker import fresh_broker
 from bench.figures import Figure
+from bench.workload import TOPIC_WORDS as _WORDS
 from memstream.core.embedding import HashingEmbedder
 from memstream.core.hashing import content_hash
 from memstream.schemas import MemoryCreated, encode, make_event
@@ -34,20 +35,6 @@ from memstream.streams.partition_state import SnapshotStore, load_partition
 SIZES = [int(x) for x in os.environ.get("BENCH_RESTART_SIZES", "10000,100000").split(",") if x]
 TAIL = 1000
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
-_WORDS = [
-    "kafka",
-    "duckdb",
-    "qdrant",
-    "python",
-    "rust",
-    "billing",
-    "search",
-    "deploy",
-    "review",
-    "budget",
-    "tea",
-    "hiking",
-]
 
 
 def _event(i: int) -> bytes:

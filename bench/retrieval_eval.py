@@ -242,7 +242,13 @@ def evaluate_set(
     dense = {ns: DenseTurns(ts, embedder) for ns, ts in by_ns.items()}
     scores = {
         name: Scores()
-        for name in ("memstream", "memstream_plain", "memstream_no_graph", "bm25_turns", "dense_turns")
+        for name in (
+            "memstream",
+            "memstream_plain",
+            "memstream_no_graph",
+            "bm25_turns",
+            "dense_turns",
+        )
     }
     walked = {"questions": 0, "reached": 0}
     abstention = {"questions": 0, "skipped": 0}

@@ -57,3 +57,20 @@ def turns(
             text=text,
             occurred_at=t0 + timedelta(seconds=10 * i),
         )
+
+
+#: topic words for synthetic memory texts (bench context, bench restart)
+TOPIC_WORDS = [
+    "kafka",
+    "duckdb",
+    "qdrant",
+    "python",
+    "rust",
+    "billing",
+    "search",
+    "deploy",
+    "review",
+    "budget",
+    "tea",
+    "hiking",
+]

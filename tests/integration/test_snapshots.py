@@ -35,7 +35,7 @@ async def test_restart_loads_snapshots_and_folds_only_the_tail(
     datadir = tmp_path / "w"
     own = settings.with_(topic_prefix=f"snap{random.randrange(10**6)}", data_dir=str(datadir))
     await ensure_topics(own.bootstrap(), own.topic_prefix, own.partitions)
-    rows = load_conversations()[:160]
+    rows = load_conversations()[:90]
     namespaces = {t["namespace"] for t in rows}
     envs = [turn_from_row(t) for t in rows]
 
@@ -53,19 +53,19 @@ async def test_restart_loads_snapshots_and_folds_only_the_tail(
         assert worker.proc is not None and worker.proc.returncode == 0
         return worker.log.read_bytes()[seen:].decode(errors="replace")  # this run's lines
 
-    await run(envs[:100], 100)  # the first start found an empty log: nothing to snapshot
-    log = await run(envs[100:130], 130)  # folds from the start, then writes snapshots
+    await run(envs[:50], 50)  # the first start found an empty log: nothing to snapshot
+    log = await run(envs[50:70], 70)  # folds from the start, then writes snapshots
     snapshots = sorted((datadir / "snapshots").glob("*.snapshot"))
     assert snapshots, log[-3000:]
     assert re.search(r"snapshot at offset \d+ written", log), log[-3000:]
 
     # the third start: from the snapshots, only what the second run wrote after its load
     # is folded; a re-sent turn is recognised as extracted, the new ones are extracted once
-    log = await run([envs[0], *envs[130:160]], 160)
+    log = await run([envs[0], *envs[70:90]], 90)
     loads = _loads(log)
     assert len([x for x in loads if "from a snapshot" in x]) == len(snapshots), loads
     turns = [t for ns in namespaces for t in covered(await memory_log(own, ns))]
-    assert len(turns) == len(set(turns)) == 160  # every turn exactly once, envs[0] not again
+    assert len(turns) == len(set(turns)) == 90  # every turn exactly once, envs[0] not again
 
     verify = memstream(own, "verify")
     assert verify.returncode == 0, verify.stdout + verify.stderr
@@ -76,10 +76,10 @@ async def test_restart_loads_snapshots_and_folds_only_the_tail(
     raw = bytearray(damaged.read_bytes())
     raw[-10] ^= 0xFF
     damaged.write_bytes(bytes(raw))
-    log = await run(envs[:1], 160)
+    log = await run(envs[:1], 90)
     assert "checksum mismatch" in log, log[-3000:]
     turns = [t for ns in namespaces for t in covered(await memory_log(own, ns))]
-    assert len(turns) == len(set(turns)) == 160
+    assert len(turns) == len(set(turns)) == 90
 
 
 async def test_the_snapshot_is_refreshed_from_the_log_while_the_worker_runs(
@@ -91,7 +91,7 @@ async def test_the_snapshot_is_refreshed_from_the_log_while_the_worker_runs(
     datadir = tmp_path / "w"
     own = settings.with_(topic_prefix=f"snapr{random.randrange(10**6)}", data_dir=str(datadir))
     await ensure_topics(own.bootstrap(), own.topic_prefix, own.partitions)
-    rows = load_conversations()[:120]
+    rows = load_conversations()[:80]
     namespaces = {t["namespace"] for t in rows}
     worker = WorkerProcess(own, datadir, snapshot_every_events="40").start()
     try:

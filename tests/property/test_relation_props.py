@@ -11,14 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memstream.core.embedding import HashingEmbedder
-from memstream.core.facts import TurnView
-from memstream.core.gate import GateConfig
 from memstream.core.graph_walk import walk
 from memstream.core.namespace_memory import NamespaceMemory
 from memstream.core.relations import RelationConfig, causal_clauses, edges_of, parse
-from memstream.core.rule_extractor import extract_rules
-from memstream.core.signals import scan
-from memstream.core.write_plan import BufferedTurn, Flush, plan_flush
+from tests.planning import planned
 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
 PIECES = [
@@ -43,15 +39,13 @@ sentence = st.lists(st.sampled_from(PIECES), min_size=1, max_size=2).map(
 @given(st.lists(sentence, min_size=1, max_size=8), st.integers(2, 6))
 def test_edges_stay_consistent_bounded_and_rebuildable(texts: list[str], bound: int) -> None:
     config = RelationConfig(max_edges=bound, keep_edges=max(1, bound - 1))
-    memory = NamespaceMemory("ns", HashingEmbedder())
-    log = []
-    for i, text in enumerate(texts):
-        at = T0 + timedelta(hours=i)
-        turn = BufferedTurn(f"e{i}", f"t{i}", "user", "Sam", text, at, scan(text, role="user"))
-        view = TurnView(turn_id=turn.turn_id, role="user", speaker="Sam", text=text, occurred_at=at)
-        flush = Flush("ns", f"s{i % 2}", "high_signal", (turn,), tuple(extract_rules([view])), None)
-        log.extend(plan_flush(memory, flush, GateConfig(), relations=config))
+
+    def bounded(memory: NamespaceMemory) -> None:
         assert len(memory.edges) <= config.max_edges
+
+    memory, log = planned(
+        texts, step=timedelta(hours=1), sessions=2, relations=config, after=bounded
+    )
     for (source, target, relation), (confidence, _order) in memory.edges.items():
         assert source != target and source in memory.states and target in memory.states
         assert 0.0 <= confidence <= 1.0

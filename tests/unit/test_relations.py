@@ -8,8 +8,6 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from memstream.core.embedding import HashingEmbedder
-from memstream.core.facts import TurnView
-from memstream.core.gate import GateConfig
 from memstream.core.graph_walk import Hop, Reached, links_between, placed, walk
 from memstream.core.namespace_memory import NamespaceMemory
 from memstream.core.relations import (
@@ -26,9 +24,7 @@ from memstream.core.relations import (
     to_prune,
     updated,
 )
-from memstream.core.rule_extractor import extract_rules
-from memstream.core.signals import scan
-from memstream.core.write_plan import BufferedTurn, Flush, plan_flush
+from tests.planning import planned
 
 T0 = datetime(2024, 3, 1, 9, tzinfo=UTC)
 CONFIG = RelationConfig()
@@ -126,22 +122,7 @@ def test_the_namespace_bound_prunes_the_weakest_oldest_first() -> None:
 
 
 def _plan(texts: list[str], config: RelationConfig = CONFIG) -> tuple[NamespaceMemory, list]:  # type: ignore[type-arg]
-    memory = NamespaceMemory("ns", HashingEmbedder())
-    log = []
-    for i, text in enumerate(texts):
-        at = T0 + timedelta(days=i)
-        turn = BufferedTurn(f"e{i}", f"t{i}", "user", "Sam", text, at, scan(text, role="user"))
-        view = TurnView(turn_id=turn.turn_id, role="user", speaker="Sam", text=text, occurred_at=at)
-        facts = tuple(extract_rules([view]))
-        log.extend(
-            plan_flush(
-                memory,
-                Flush("ns", f"s{i}", "high_signal", (turn,), facts, None),
-                GateConfig(),
-                relations=config,
-            )
-        )
-    return memory, log
+    return planned(texts, relations=config)
 
 
 def test_the_plan_writes_edges_that_a_fold_of_its_log_rebuilds() -> None:
@@ -250,5 +231,5 @@ def test_edges_fade_with_disuse_and_leave_below_the_floor() -> None:
     # once written, the faded confidence is the current one: no repeat until it moves again
     assert fading({**edges, key: (0.4, 0)}, used, half + timedelta(days=1)) == []
     gone = fading(edges, used, T0 + timedelta(days=EDGE_IDLE_DAYS + 3 * EDGE_HALF_LIFE_DAYS))
-    assert gone[0][2] is None and 0.8 * 0.125 < EDGE_FLOOR  # removed; supersedes never fades
+    assert gone[0][2] is None and EDGE_FLOOR > 0.8 * 0.125  # removed; supersedes never fades
     assert all(k != lasting for k, *_ in gone)

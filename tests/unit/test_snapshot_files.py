@@ -4,18 +4,14 @@ from; a damaged, foreign, older-format or missing file is never used."""
 from __future__ import annotations
 
 import struct
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 
 from memstream.core.embedding import HashingEmbedder
-from memstream.core.facts import TurnView
-from memstream.core.gate import GateConfig
-from memstream.core.rule_extractor import extract_rules
-from memstream.core.signals import scan
-from memstream.core.write_plan import BufferedTurn, Flush, plan_flush
 from memstream.streams import snapshots
 from memstream.streams.partition_state import PartitionState
 from memstream.streams.snapshots import Snapshot, SnapshotKey, capture, read, restore, write
+from tests.planning import planned
 
 T0 = datetime(2024, 3, 1, 9, tzinfo=UTC)
 TEXTS = [
@@ -28,17 +24,13 @@ TEXTS = [
 
 def _state() -> PartitionState:
     state = PartitionState(0, HashingEmbedder())
-    for i, text in enumerate(TEXTS):
-        at = T0 + timedelta(days=i)
-        turn = BufferedTurn(f"e{i}", f"t{i}", "user", "Sam", text, at, scan(text, role="user"))
-        view = TurnView(turn_id=f"t{i}", role="user", speaker="Sam", text=text, occurred_at=at)
-        flush = Flush("ns", f"s{i}", "high_signal", (turn,), tuple(extract_rules([view])), None)
-        for env in plan_flush(state.memory("ns"), flush, GateConfig()):
-            if env.type == "TurnsExtracted":
-                state.apply(env)  # the plan applied the rest to the namespace already
-            else:
-                state.processed.add(env.causation_id or "")
-                state.events_applied += 1
+    _memory, log = planned(TEXTS, memory=state.memory("ns"))
+    for env in log:
+        if env.type == "TurnsExtracted":
+            state.apply(env)  # the plan applied the rest to the namespace already
+        else:
+            state.processed.add(env.causation_id or "")
+            state.events_applied += 1
     return state
 
 
