@@ -117,6 +117,7 @@ class _Requests:
             "as_of": as_of.isoformat() if isinstance(as_of, datetime) else as_of,
             **({"at": at.isoformat() if isinstance(at, datetime) else at} if at else {}),
             "include_superseded": bool(f.pop("include_superseded", False)),
+            "include_archived": bool(f.pop("include_archived", False)),
             "session_id": f.pop("session_id", None) or f.pop("run_id", None),
         }
         if f:  # category / tier: the worker checks them and names any it does not know

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -147,6 +147,7 @@ class RecallService:
         record: bool = True,
         wait: bool = False,
         filters: RecallFilters | None = None,
+        include_archived: bool = False,
     ) -> RecallResult:
         """Runs on the bounded recall pool: RecallBusy when it is full (unless ``wait``)."""
         result = await self.pool.run(
@@ -160,6 +161,7 @@ class RecallService:
                 query_id=query_id,
                 now=now,
                 filters=filters,
+                include_archived=include_archived,
             ),
             wait=wait,
         )
@@ -187,6 +189,7 @@ class RecallService:
         query_id: str | None = None,
         now: datetime | None = None,
         filters: RecallFilters | None = None,
+        include_archived: bool = False,
     ) -> RecallResult:
         qid = query_id or f"q-{uuid.uuid4().hex}"
         only = filters if filters is not None and not filters.empty else None
@@ -203,6 +206,8 @@ class RecallService:
         # only informs the score (extracted validity dates are too rough to filter on).
         superseded = include_superseded or intent.include_superseded or as_of is not None
         statuses: tuple[str, ...] = ("active", "superseded") if superseded else ("active",)
+        if include_archived:  # forgotten, not gone: reachable when asked, below the rest
+            statuses = (*statuses, "archived")
         point_in_time = as_of or intent.at
         subqueries = decompose(query) or [query]
         # a filter drops candidates after the store's fusion: fetch deeper so k remain
@@ -277,6 +282,8 @@ class RecallService:
             time=intent.time,
         )
         scored = score_all(candidates, context, profile)
+        if include_archived:
+            scored = _archived_below(scored, states)
         vectors = self._vectors([states[mid].text for mid in ids], ids)
         sources = {mid: states[mid].source_turn_ids for mid in ids}
         derived = {mid for mid in ids if states[mid].category == "summary"}
@@ -403,6 +410,22 @@ class RecallService:
             str(hits[mid].payload.extra.get("source_text", "")) for mid in shown
         ]
         return Match(cosine, coverage(query, documents))
+
+
+#: an archived memory's score, when the caller asks for archived memories too
+ARCHIVED_FACTOR = 0.5
+
+
+def _archived_below(scored: Sequence[Any], states: dict[str, MemoryState]) -> list[Any]:
+    out = [
+        replace(
+            s, score=s.score * ARCHIVED_FACTOR, explain={**s.explain, "archived": ARCHIVED_FACTOR}
+        )
+        if states[s.memory_id].status == "archived"
+        else s
+        for s in scored
+    ]
+    return sorted(out, key=lambda s: (-s.score, s.memory_id))
 
 
 def _cosine(a: Any, b: Any) -> float:

@@ -163,6 +163,8 @@ class RecallRequested:
     as_of: datetime | None = None
     include_superseded: bool = False
     filters: dict[str, Any] = field(default_factory=dict)
+    # forgotten (archived) memories too, ranked below the rest (consumers/recall.py)
+    include_archived: bool = False
     # the evaluation time ("now" for recency, retention and the access event it records);
     # unset: the wall clock. Unlike as_of it cuts nothing: a replay or a benchmark sets it.
     at: datetime | None = None

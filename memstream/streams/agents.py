@@ -202,6 +202,7 @@ def recall_responder(
                 k=req.k,
                 as_of=req.as_of,
                 include_superseded=req.include_superseded,
+                include_archived=req.include_archived,
                 session_id=env.session_id,
                 query_id=req.query_id,
                 wait=True,  # the topic is the queue: wait for a slot, never refuse
