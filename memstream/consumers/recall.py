@@ -210,8 +210,7 @@ class RecallService:
             statuses = (*statuses, "archived")
         point_in_time = as_of or intent.at
         subqueries = decompose(query) or [query]
-        # a filter drops candidates after the store's fusion: fetch deeper so k remain
-        depth = max(profile.limit, k * 4) * (3 if only else 1)
+        depth = max(profile.limit, k * 4)
         parts: list[Part] = []
         hits: dict[str, Hit] = {}
         query_vectors = []
@@ -223,6 +222,9 @@ class RecallService:
                 self.sparse.encode_query(sub),
                 limit=depth,
                 statuses=statuses,
+                # the store filters inside its search: both channels read only these
+                categories=sorted(only.categories) if only and only.categories else None,
+                tiers=sorted(only.tiers) if only and only.tiers else None,
             )
             # The store's rank fusion picks the candidates; their order comes from the scores.
             parts.append(
