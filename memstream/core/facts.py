@@ -60,6 +60,9 @@ class Fact:
     #: items the subject no longer prefers or uses ("prefers Rust over Go now": "go"): the
     #: write plan supersedes the subject's memories that prefer or use them
     replaces: tuple[str, ...] = ()
+    #: the text of another fact of the same extraction that caused this one (a model says
+    #: so, ``caused_by``): the write plan links the two memories with a ``causes`` edge
+    cause: str | None = None
 
     def __post_init__(self) -> None:
         if self.category not in CATEGORIES:

@@ -92,6 +92,12 @@ def proposals_for(
     ]
 
 
+def declared_cause(cause: str, effect: str, extraction: Any) -> Proposal:
+    """A ``causes`` edge its extractor declared (a model's ``caused_by``)."""
+    model = getattr(extraction, "model", None) or getattr(extraction, "extractor", None)
+    return Proposal(cause, effect, "causes", 0.8, "llm_caused_by", {"model": model})
+
+
 def plan_relations(
     memory: NamespaceMemory,
     decisions: Sequence[Envelope[Any]],
@@ -100,31 +106,35 @@ def plan_relations(
     producer: str,
     recorded_at: datetime,
     limits: Limits = DEFAULT_LIMITS,
+    declared: Sequence[Proposal] = (),
 ) -> list[Envelope[Any]]:
-    """Edge events for one fact's ``decisions`` (already applied to ``memory``), then any
-    removals the namespace's bound needs. Applies what it returns to ``memory``."""
+    """Edge events for one fact's ``decisions`` (already applied to ``memory``) and the
+    edges its extractor ``declared``, then any removals the namespace's bound needs.
+    Applies what it returns to ``memory``."""
     out: list[Envelope[Any]] = []
-    for decision in decisions:
-        for proposal in proposals_for(memory, decision, previous, config):
-            known = memory.edges.get(proposal.key)
-            if known is not None and known[0] >= proposal.confidence:
-                continue  # said before, as strongly
-            env = _event(
-                RelationAdded(
-                    memory_id=proposal.source,
-                    target_id=proposal.target,
-                    relation=proposal.relation,
-                    confidence=proposal.confidence,
-                    rule=proposal.rule,
-                    evidence=proposal.evidence,
-                ),
-                decision,
-                producer,
-                recorded_at,
-                limits,
-            )
-            memory.apply(env)
-            out.append(env)
+    found = [(d, p) for d in decisions for p in proposals_for(memory, d, previous, config)]
+    if decisions:
+        found = [(decisions[0], p) for p in declared] + found
+    for decision, proposal in found:
+        known = memory.edges.get(proposal.key)
+        if known is not None and known[0] >= proposal.confidence:
+            continue  # said before, as strongly
+        env = _event(
+            RelationAdded(
+                memory_id=proposal.source,
+                target_id=proposal.target,
+                relation=proposal.relation,
+                confidence=proposal.confidence,
+                rule=proposal.rule,
+                evidence=proposal.evidence,
+            ),
+            decision,
+            producer,
+            recorded_at,
+            limits,
+        )
+        memory.apply(env)
+        out.append(env)
     if out:
         for key in to_prune(memory.edges, config):
             source, target, relation = key

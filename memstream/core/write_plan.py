@@ -22,7 +22,7 @@ from memstream.core.gate import GateConfig, GateDecision, decide, reinforced_sta
 from memstream.core.hashing import content_hash
 from memstream.core.merge import covers, merge_texts
 from memstream.core.namespace_memory import NamespaceMemory
-from memstream.core.relation_plan import plan_relations
+from memstream.core.relation_plan import declared_cause, plan_relations
 from memstream.core.relations import RelationConfig
 from memstream.core.signals import SignalRecord
 from memstream.core.tagging import Arrival, Tag, TagConfig, is_flashbulb, on_memory
@@ -143,6 +143,8 @@ def plan_flush(
     by_turn = {t.turn_id: t for t in flush.turns}
     rejected: list[dict[str, str]] = []
     last_by_turn: dict[str, str] = {}  # turn id -> the memory created from it last
+    landed_by_text: dict[str, str] = {}  # a fact's text -> the memory it was stored in
+    waiting: dict[str, list[str]] = {}  # a cause's text -> effects stored before it
     for i, fact in enumerate(flush.facts):
         extraction = (
             flush.fact_extractions[i] if i < len(flush.fact_extractions) else flush.extraction
@@ -159,9 +161,22 @@ def plan_flush(
         previous = next(
             (last_by_turn[t] for t in reversed(fact.source_turn_ids) if t in last_by_turn), None
         )
+        landed = _landed_in(planned)
+        declared = []  # causes its extractor declared, in either order of the two facts
+        if landed is not None:
+            cause = landed_by_text.get(fact.cause) if fact.cause else None
+            if fact.cause and cause is None:
+                waiting.setdefault(fact.cause, []).append(landed)
+            elif cause is not None and cause != landed:
+                declared.append(declared_cause(cause, landed, extraction))
+            for effect in waiting.pop(fact.text, []):
+                if effect != landed:
+                    declared.append(declared_cause(landed, effect, extraction))
         edges = plan_relations(
-            memory, planned, previous, relations, flush.producer, recorded, limits
+            memory, planned, previous, relations, flush.producer, recorded, limits, declared
         )
+        if landed is not None:
+            landed_by_text[fact.text] = landed
         for env in planned:
             if isinstance(env.payload, MemoryCreated):
                 last_by_turn.update(
@@ -398,6 +413,16 @@ def _plan_fact(
             "supersede",
         ),
     ]
+
+
+def _landed_in(planned: Sequence[Envelope[Any]]) -> str | None:
+    """The memory a fact's decisions stored it in: created, updated, reinforced, or the
+    existing duplicate."""
+    for env in planned:
+        p = env.payload
+        if isinstance(p, MemoryCreated | MemoryUpdated | MemoryReinforced | DuplicateSkipped):
+            return str(p.memory_id)
+    return None
 
 
 def _given_up(memory: NamespaceMemory, fact: Fact) -> list[str]:

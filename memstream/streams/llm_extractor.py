@@ -16,7 +16,7 @@ import json
 import math
 import random
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime, time
 from types import MappingProxyType
 from typing import Any, cast
@@ -29,7 +29,7 @@ from memstream.core.rule_extractor import extract_rules
 from memstream.schemas.events import Category, Extraction, Kind
 from memstream.streams.extraction import CallOutcome, ExtractionResult, LLMCall
 
-PROMPT_VERSION = "facts-v1"
+PROMPT_VERSION = "facts-v2"  # v2: caused_by
 SCHEMA_NAME = "memory_facts"
 
 
@@ -103,6 +103,8 @@ Return {{"facts": [...]}} following the JSON schema. For each durable, useful pi
 - subject: whom the fact is about, lowercase ("user", "caroline"), or null.
 - slot: the attribute the fact sets when a later fact could replace it (name, location, employer, job_title,
   age, relationship_status, diet, favorite_<thing>, preference:<topic>, version:<software>), or null.
+- caused_by: the 0-based index, in this answer's facts list, of the fact that caused this one when the turns
+  say so ("because", "so", "that's why", "led to"), or null.
 Skip greetings, thanks, small talk, questions without information and the assistant's own suggestions; use
 assistant turns only where they restate facts about the user. Never invent facts. If there is nothing worth
 remembering, return {{"facts": []}}.
@@ -120,7 +122,10 @@ _FACT_FIELDS = (
     "source_turn_ids",
     "subject",
     "slot",
+    "caused_by",
 )
+#: fields an older answer (or a hand-written one) may leave out
+_OPTIONAL = frozenset({"caused_by"})
 
 #: Strict structured output: every property required, nulls spelled out.
 OUTPUT_SCHEMA: dict[str, Any] = {
@@ -146,6 +151,7 @@ OUTPUT_SCHEMA: dict[str, Any] = {
                     "source_turn_ids": {"type": "array", "items": {"type": "string"}},
                     "subject": {"type": ["string", "null"]},
                     "slot": {"type": ["string", "null"]},
+                    "caused_by": {"type": ["integer", "null"]},
                 },
             },
         }
@@ -235,7 +241,7 @@ def _fact(item: object, where: str, by_id: Mapping[str, TurnView]) -> Fact:
     if not isinstance(item, dict):
         raise OutputInvalid(f"{where}: expected an object")
     keys = set(item)
-    if keys != set(_FACT_FIELDS):
+    if not set(_FACT_FIELDS) - _OPTIONAL <= keys <= set(_FACT_FIELDS):
         missing, extra = sorted(set(_FACT_FIELDS) - keys), sorted(keys - set(_FACT_FIELDS))
         raise OutputInvalid(f"{where}: missing {missing} unexpected {extra}")
     text = item["text"]
@@ -281,7 +287,16 @@ def parse_output(text: str, turns: Sequence[TurnView]) -> tuple[Fact, ...]:
     if not isinstance(data, dict) or set(data) != {"facts"} or not isinstance(data["facts"], list):
         raise OutputInvalid('expected {"facts": [...]}')
     by_id = {t.turn_id: t for t in turns}
-    return tuple(_fact(item, f"facts[{i}]", by_id) for i, item in enumerate(data["facts"]))
+    facts = [_fact(item, f"facts[{i}]", by_id) for i, item in enumerate(data["facts"])]
+    for i, item in enumerate(data["facts"]):
+        cause = item.get("caused_by")
+        if cause is None:
+            continue
+        if isinstance(cause, bool) or not isinstance(cause, int) or not 0 <= cause < len(facts):
+            raise OutputInvalid(f"facts[{i}].caused_by: not the index of a fact in this answer")
+        if cause != i:  # a fact is not its own cause: ignored, not an error
+            facts[i] = replace(facts[i], cause=facts[cause].text)
+    return tuple(facts)
 
 
 # --- retry policy and cost -----------------------------------------------------------------

@@ -519,6 +519,18 @@ def test_parse_output_rejects_inverted_validity() -> None:
         parse_output(text, make_turns(1))
 
 
+def test_parse_output_carries_a_declared_cause_as_the_cause_text() -> None:
+    knee = fact_dict("s1:0", text="Caroline's knee hurts", slot=None, caused_by=1)
+    run = fact_dict("s1:0", text="Caroline ran a marathon", slot=None, caused_by=None)
+    effect, cause = parse_output(json.dumps({"facts": [knee, run]}), make_turns(1))
+    assert effect.cause == "Caroline ran a marathon" and cause.cause is None
+    older = fact_dict("s1:0")  # an answer without the field still parses
+    assert parse_output(json.dumps({"facts": [older]}), make_turns(1))[0].cause is None
+    for bad in (5, -1, "0", True):
+        with pytest.raises(OutputInvalid, match="caused_by"):
+            parse_output(json.dumps({"facts": [fact_dict("s1:0", caused_by=bad)]}), make_turns(1))
+
+
 def test_settings_are_checked() -> None:
     with pytest.raises(ValueError):
         LLMSettings(max_concurrency=0)

@@ -21,6 +21,7 @@ from memstream.consumers.producer import AsyncProducer
 from memstream.infra.settings import Settings
 from memstream.infra.topics import ensure_topics
 from tests.fakes.responses_server import (
+    CannedFacts,
     Delay,
     Derive,
     FakeResponsesServer,
@@ -39,7 +40,27 @@ SESSIONS = {
     "s-500": "always 500",
     "s-bad": "malformed once",
     "s-slow": "slow once",
+    "s-cause": "declares a cause",
 }
+
+
+def _canned(text: str, caused_by: int | None) -> dict[str, Any]:
+    return {
+        "text": text,
+        "category": "fact",
+        "confidence": 0.9,
+        "importance": 0.6,
+        "entities": ["Ann"],
+        "valid_from": None,
+        "valid_until": None,
+        "kind": "note",
+        "source_turn_ids": ["s-cause-t0"],
+        "subject": "ann",
+        "slot": None,
+        "caused_by": caused_by,
+    }
+
+
 attempts: Counter[str] = Counter()
 
 
@@ -56,6 +77,13 @@ def chooser(body: dict[str, Any]) -> Any:
         return Malformed()
     if session == "s-slow" and first:
         return Delay(3.0, Derive())
+    if session == "s-cause":
+        return CannedFacts(
+            (
+                _canned("Ann missed the ferry to the island", 1),
+                _canned("The bus to the harbour broke down on the way", None),
+            )
+        )
     return Derive()
 
 
@@ -116,3 +144,15 @@ async def test_every_failure_mode_and_no_turn_lost(
     assert all(decided[s] >= 1 for s in SESSIONS)  # facts from the model, or from the fallback
     created = [e for e in log if e.type == "MemoryCreated"]
     assert all(e.payload.extraction.fallback == (e.session_id == "s-500") for e in created)
+    # the model said the bus breaking down caused the missed ferry: a causes edge
+    ids = {e.payload.text: e.payload.memory_id for e in created if e.session_id == "s-cause"}
+    declared = [
+        e.payload for e in log if e.type == "RelationAdded" and e.payload.rule == "llm_caused_by"
+    ]
+    assert [(p.memory_id, p.target_id, p.relation) for p in declared] == [
+        (
+            ids["The bus to the harbour broke down on the way"],
+            ids["Ann missed the ferry to the island"],
+            "causes",
+        )
+    ], declared
