@@ -20,11 +20,13 @@ from typing import Any
 
 from bench.figures import Figure
 from bench.workload import TOPIC_WORDS as _WORDS
-from memstream.consumers.http_context import _CANDIDATES, _NOW
 from memstream.core.hashing import content_hash
-from memstream.core.hot_memory import _DONE, build_hot, render
+from memstream.core.hot_memory import build_hot, render
 from memstream.infra.topics import topic_names
 from memstream.projections.duckdb_projection import DuckDBProjection
+from memstream.projections.hot_queries import CANDIDATES as _CANDIDATES
+from memstream.projections.hot_queries import NOW as _NOW
+from memstream.projections.hot_queries import params as _params
 from memstream.projections.port import LogRecord
 from memstream.schemas import MemoryCreated, encode, make_event
 
@@ -88,7 +90,7 @@ def run() -> list[Figure]:
         recs = _records(N)
         for i in range(0, len(recs), 5000):
             proj.apply(recs[i : i + 5000])
-        bounded = (_CANDIDATES, [NS, NS, "", "(?i)" + _DONE.pattern])
+        bounded = (_CANDIDATES, _params(NS, None))
         everything = (
             "SELECT m.*, 0 AS access_count FROM memories m WHERE namespace = ? "
             "AND status = 'active'",

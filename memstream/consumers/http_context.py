@@ -11,39 +11,11 @@ from aiohttp import web
 
 from memstream.consumers.http_api import json_response, read_json
 from memstream.core.context_block import assemble
-from memstream.core.hot_memory import _DONE, HotBlock, HotConfig, build_hot
+from memstream.core.hot_memory import HotBlock, HotConfig, build_hot
+from memstream.projections.hot_queries import CANDIDATES as _CANDIDATES
+from memstream.projections.hot_queries import NOW as _NOW
+from memstream.projections.hot_queries import params as _params
 from memstream.schemas.errors import EventValidationError
-
-_COLUMNS = (
-    "memory_id, text, category, kind, status, slot, subject, importance, q_value, "
-    "valid_from, valid_until, created_at, updated_at, session_id, metadata"
-)
-
-# Bounded candidate rows per section, so the call costs the same at 100 or 100k memories.
-_CANDIDATES = f"""
-WITH m AS (SELECT {_COLUMNS} FROM memories WHERE namespace = ? AND status = 'active'),
-u AS (SELECT memory_id, count(*) AS access_count FROM access_hits
-      WHERE namespace = ? GROUP BY memory_id),
-c AS (SELECT m.*, coalesce(u.access_count, 0) AS access_count FROM m LEFT JOIN u USING (memory_id))
-SELECT * FROM (SELECT * FROM c WHERE slot IS NOT NULL ORDER BY updated_at DESC, memory_id LIMIT 100)
-UNION SELECT * FROM (SELECT * FROM c WHERE category IN ('correction', 'principle', 'decision')
-                     ORDER BY importance DESC, memory_id LIMIT 40)
-UNION SELECT * FROM (SELECT * FROM c WHERE category = 'commitment'
-                     ORDER BY coalesce(valid_from, created_at) DESC, memory_id LIMIT 50)
-UNION SELECT * FROM (SELECT * FROM c WHERE category = 'preference'
-                     ORDER BY importance + q_value DESC, memory_id LIMIT 16)
-UNION SELECT * FROM (SELECT * FROM c WHERE category <> 'summary'
-                     ORDER BY coalesce(valid_from, created_at) DESC, memory_id LIMIT 12)
-UNION SELECT * FROM (SELECT * FROM c WHERE q_value >= 0.8 AND access_count >= 10
-                     ORDER BY q_value DESC, memory_id LIMIT 15)
-UNION SELECT * FROM (SELECT * FROM c WHERE session_id = ?
-                     ORDER BY updated_at DESC, memory_id LIMIT 30)
-UNION SELECT * FROM (SELECT * FROM c WHERE coalesce(metadata, '') <> ''
-                     ORDER BY updated_at DESC, memory_id LIMIT 20)
-UNION SELECT * FROM (SELECT * FROM c WHERE regexp_matches(text, ?)
-                     ORDER BY updated_at DESC, memory_id LIMIT 100)
-"""
-_NOW = "SELECT max(updated_at) AS now FROM memories WHERE namespace = ?"
 
 
 class ContextRoutes:
@@ -56,8 +28,7 @@ class ContextRoutes:
 
     async def hot(self, namespace: str, session_id: str | None) -> HotBlock:
         # parameters in the order of the placeholders above
-        params = [namespace, namespace, session_id or "", "(?i)" + _DONE.pattern]
-        rows = await self.memory._query(_CANDIDATES, params)
+        rows = await self.memory._query(_CANDIDATES, _params(namespace, session_id))
         now_rows = await self.memory._query(_NOW, [namespace])
         now = now_rows[0]["now"] if now_rows else None
         config = HotConfig(max_bytes=self.memory.settings.hot_max_bytes)

@@ -21,9 +21,11 @@ import duckdb
 import orjson
 import pyarrow as pa
 
+from memstream.core.hot_memory import HotConfig
 from memstream.core.memory_state import MemoryState, apply, memory_ids_of
 from memstream.core.topics import TopicClusters
 from memstream.projections.duckdb_schema import TABLES, VIEWS
+from memstream.projections.hot_queries import block_digest
 from memstream.projections.port import ApplyStats, LogRecord, Projection
 from memstream.projections.user_sql import Statement, lock_down, memory_limit_sql
 from memstream.projections.user_sql import run as run_user_sql
@@ -366,9 +368,24 @@ class DuckDBProjection(Projection):
                         ).hexdigest()
                         for row in rel.fetchall()
                     }
+                tables["hot_blocks"] = self._hot_blocks(con)
             finally:
                 con.execute("ROLLBACK")
         return Digest(positions, tables)
+
+    def _hot_blocks(self, con: Any) -> dict[str, str]:
+        """Each namespace's hot memory block, hashed: a pure function of the projected rows,
+        so a rebuild from the log must give the same blocks."""
+
+        def query(sql: str, params: list[Any]) -> list[dict[str, Any]]:
+            rel = con.execute(sql, params)
+            names = [d[0] for d in rel.description or []]
+            return [dict(zip(names, row, strict=True)) for row in rel.fetchall()]
+
+        namespaces = [
+            r[0] for r in con.execute("SELECT DISTINCT namespace FROM memories").fetchall()
+        ]
+        return {ns: block_digest(query, ns, HotConfig()) for ns in sorted(namespaces)}
 
     # --- internals --------------------------------------------------------------------
 
