@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -134,6 +134,12 @@ class HotConfig:
     hot_min_q: float = 0.8
     hot_min_access: int = 10
     hot_max_age: timedelta = timedelta(days=30)
+    #: a session whose newest memory is this much older than the namespace's newest event
+    #: has ended: its working set is cleared
+    session_ends_after: timedelta = timedelta(hours=6)
+    #: a working-set item used this often, or this important, is a candidate for promotion
+    promote_min_access: int = 2
+    promote_min_importance: float = 0.6
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,6 +149,7 @@ class HotItem:
     section: str
     category: str
     at: datetime | None = None
+    promote: bool = False  # a working-set item worth keeping beyond its session
 
 
 @dataclass
@@ -152,6 +159,7 @@ class HotBlock:
     sections: dict[str, list[HotItem]] = field(default_factory=dict)
     completed: dict[str, str] = field(default_factory=dict)  # task id -> the memory saying done
     dropped: int = 0  # items cut to stay under the byte cap
+    session_ended: bool = False  # the asked-for session ended: its working set is cleared
 
     @property
     def ids(self) -> list[str]:
@@ -166,13 +174,19 @@ class HotBlock:
             "now": self.now.isoformat() if self.now else None,
             "sections": {
                 name: [
-                    {"memory_id": i.memory_id, "text": i.text, "category": i.category}
+                    {
+                        "memory_id": i.memory_id,
+                        "text": i.text,
+                        "category": i.category,
+                        **({"promotion_candidate": True} if i.promote else {}),
+                    }
                     for i in self.sections.get(name, [])
                 ]
                 for name in SECTIONS
             },
             "completed_tasks": self.completed,
             "dropped": self.dropped,
+            "session_ended": self.session_ended,
             "bytes": len(render(self).encode()),
         }
 
@@ -342,12 +356,29 @@ def build_hot(
 
     if session_id is not None:
         mine = [r for r in active if r.get("session_id") == session_id]
+        latest = max(
+            (a for r in mine if isinstance(a := r.get("updated_at"), datetime)), default=None
+        )
+        if now is not None and latest is not None and now - latest > config.session_ends_after:
+            block.session_ended = True  # the working set is cleared with its session
+            mine = []
         mine.sort(key=lambda r: (-_working_score(r, now), str(r["memory_id"])))
-        block.sections["session"] = [_item(r, "session") for r in mine[: config.max_session]]
+        block.sections["session"] = [
+            replace(_item(r, "session"), promote=_promotable(r, config))
+            for r in mine[: config.max_session]
+        ]
 
     _dedupe(block)
     _fit(block, config.max_bytes)
     return block
+
+
+def _promotable(row: Mapping[str, Any], config: HotConfig) -> bool:
+    """Used at least twice, or important: worth keeping past the session."""
+    return (
+        int(row.get("access_count") or 0) >= config.promote_min_access
+        or float(row.get("importance") or 0.0) >= config.promote_min_importance
+    )
 
 
 def _working_score(row: Mapping[str, Any], now: datetime | None) -> float:

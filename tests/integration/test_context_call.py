@@ -177,3 +177,44 @@ def test_links_and_producer_metadata_are_kept_and_listed(settings: Settings, ros
     out = memstream(settings, "metadata", "--kind", "url", "--namespace", rosa, "--json")
     assert out.returncode == 0, out.stderr
     assert url in out.stdout
+
+
+def test_working_memory_of_a_live_session_and_of_an_ended_one(
+    settings: Settings, worker: WorkerProcess
+) -> None:
+    """The live session's working set is shown, an item used twice marked a promotion
+    candidate; a session that ended (its newest memory 6 hours older than the namespace's
+    newest event) has its working set cleared."""
+    ns = f"wm-{random.randrange(10**8)}"
+    with Memory(settings=settings) as mem:
+        mem.add(
+            _turns(["I booked the venue for the team offsite in Sintra."]),
+            user_id=ns,
+            run_id="old",
+            occurred_at=T0,
+        )
+        mem.add(
+            _turns(["I ordered the new standing desk from the office supplier."]),
+            user_id=ns,
+            run_id="live",
+            occurred_at=T0 + timedelta(days=1),
+        )
+        deadline = time.monotonic() + 90
+        while (
+            len(mem.get_all(user_id=ns)["results"]) < 2
+            or not mem.recall("standing desk", namespace=ns, k=1)["results"]
+        ):
+            assert time.monotonic() < deadline, mem.get_all(user_id=ns)
+            time.sleep(0.5)
+        mem.recall("standing desk supplier", namespace=ns, k=1)  # used twice now
+
+        def live_block() -> dict[str, Any]:
+            return dict(mem.context(namespace=ns, session_id="live")["hot"])
+
+        while not any(i.get("promotion_candidate") for i in live_block()["sections"]["session"]):
+            assert time.monotonic() < deadline, live_block()
+            time.sleep(0.5)
+        live = live_block()
+        ended = mem.context(namespace=ns, session_id="old")["hot"]
+    assert not live["session_ended"] and "desk" in live["sections"]["session"][0]["text"]
+    assert ended["session_ended"] and ended["sections"]["session"] == [], ended

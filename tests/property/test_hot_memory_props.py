@@ -90,3 +90,23 @@ def test_a_task_reported_done_leaves_the_block() -> None:
     block = build_hot("ns", [task, other, done], T0 + timedelta(days=6))
     assert [i.memory_id for i in block.sections["tasks"]] == ["o"]
     assert block.completed == {"t": "d"}
+
+
+@given(memory_rows())
+@settings(max_examples=60, deadline=None)
+def test_working_memory_flags_promotion_candidates_and_clears_with_its_session(
+    rows: list[dict[str, Any]],
+) -> None:
+    config = HotConfig()
+    mine = [r for r in rows if r["session_id"] == "s1" and r["status"] == "active"]
+    latest = max((r["updated_at"] for r in mine), default=T0)
+    live = build_hot("ns", rows, latest + timedelta(hours=1), config, "s1")
+    by_id = {r["memory_id"]: r for r in rows}
+    for item in live.sections.get("session", []):
+        row = by_id[item.memory_id]
+        wanted = row["access_count"] >= 2 or row["importance"] >= 0.6
+        assert item.promote == wanted
+    assert not live.session_ended
+    later = latest + config.session_ends_after + timedelta(minutes=1)
+    ended = build_hot("ns", rows, later, config, "s1")
+    assert ended.sections.get("session", []) == [] and ended.session_ended == bool(mine)
