@@ -29,7 +29,7 @@ screenshots: $(STAMP) browser
 # Two processes, a module each at a time (module fixtures share a worker): most of an
 # integration test is waiting on the broker and the worker, so two overlap well on 2 cores.
 test: $(STAMP) browser
-	$(BIN)/pytest -q -p no:cacheprovider -n 2 --dist loadfile --no-loadscope-reorder tests
+	$(BIN)/pytest -q -p no:cacheprovider -n 2 --dist loadfile --no-loadscope-reorder --durations=12 tests
 
 test-unit: $(STAMP)
 	$(BIN)/pytest -q -m "not integration" tests
