@@ -196,6 +196,7 @@ class MemoryView:
     subject: str | None = None
     slot: str | None = None
     valid_until: datetime | None = None
+    valid_from: datetime | None = None
     reinforcements: int = 0
     last_q_update: datetime | None = None
     access_count: int = 0
@@ -240,6 +241,7 @@ class MemoryView:
             subject=state.subject,
             slot=state.slot,
             valid_until=state.valid_until,
+            valid_from=state.valid_from,
             reinforcements=state.reinforcements,
             last_q_update=state.last_q_update,
             access_count=u.access_count,
@@ -510,6 +512,16 @@ def plan_rehearsal(
 # --- 3. expiry -----------------------------------------------------------------------
 
 
+def _due(m: MemoryView) -> datetime | None:
+    """A task's due date: its valid_until, else the date it names after it was said ("by
+    Friday": the rule extractor dates the task, valid_from, and leaves its end open)."""
+    if m.valid_until is not None:
+        return m.valid_until
+    if m.valid_from is not None and m.valid_from > m.created_at:
+        return m.valid_from
+    return None
+
+
 def plan_expiry(
     memories: Iterable[MemoryView], at: datetime, config: LifecycleConfig = LifecycleConfig()
 ) -> StepResult:
@@ -520,8 +532,9 @@ def plan_expiry(
         if m.category == "commitment" and m.resolved_at is None:
             # a task's valid_until is its due date, not the end of its truth: overdue
             # and never reported done, it stays pending; 90 days past due it is stale
-            if m.valid_until is not None and at - m.valid_until >= config.commitment_archive_after:
-                late = {"due": _iso(m.valid_until), "days_overdue": _r(_days(m.valid_until, at))}
+            due = _due(m)
+            if due is not None and at - due >= config.commitment_archive_after:
+                late = {"due": _iso(due), "days_overdue": _r(_days(due, at))}
                 planned.append(Action("expiry", "archive", m.memory_id, "stale_commitment", late))
             continue
         if m.valid_until is not None and m.valid_until <= at:

@@ -137,8 +137,12 @@ def test_expiry_rules() -> None:
         mem("pinned", valid_until=ago(1), pinned=True),
         mem("overdue", "call the plumber", "commitment", valid_until=ago(24)),
         mem("stale", "fix the fence", "commitment", valid_until=ago(91)),
+        # "by Friday": dated after it was said, no end: the date is the due date
+        mem("dated", "send the report", "commitment", created_at=ago(100), valid_from=ago(95)),
+        mem("dated-recent", "send it", "commitment", created_at=ago(30), valid_from=ago(25)),
     ]
     assert rules(plan_expiry(memories, AT, CFG).actions) == [
+        ("dated", "archive", "stale_commitment"),
         ("doubtful", "archive", "unconfirmed"),
         ("ended", "supersede", "valid_until_passed"),
         ("kept", "archive", "resolved_commitment"),
