@@ -14,7 +14,6 @@ import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
 
 from bench.figures import Figure
 from memstream.infra.topics import topic_names
@@ -49,14 +48,6 @@ def _fill(duck: DuckDBProjection) -> None:
         )
 
 
-def _query(duck: DuckDBProjection) -> Any:
-    def run(sql: str, params: list[Any]) -> list[dict[str, Any]]:
-        columns, rows = duck.user_query(sql, 10_000, params)
-        return [dict(zip(columns, row, strict=True)) for row in rows]
-
-    return run
-
-
 def _python_walk(duck: DuckDBProjection, memory_id: str, hops: int) -> set[str]:
     _cols, rows = duck.user_query(
         "SELECT source_id, target_id FROM relations WHERE namespace = ?", 10_000_000, [NS]
@@ -86,7 +77,7 @@ def run() -> list[Figure]:
             edges = duck.con.execute(
                 "SELECT count(*) FROM relations WHERE namespace = ?", [NS]
             ).fetchone()
-            query = _query(duck)
+            query = duck.rows
             timings: dict[int, list[float]] = {1: [], 2: []}
             sizes: list[int] = []
             for hops in (1, 2):

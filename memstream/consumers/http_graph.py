@@ -40,14 +40,14 @@ class GraphRoutes:
             )
             if not known:
                 return error(404, "not_found", "no such memory in this namespace")
-            duck = self.memory._duck()
-
-            def query(sql: str, params: list[Any]) -> list[dict[str, Any]]:
-                columns, rows = duck.user_query(sql, 10_000, params)
-                return [dict(zip(columns, row, strict=True)) for row in rows]
-
             graph = await asyncio.to_thread(
-                neighbourhood, query, ns, memory_id, hops, as_of=as_of, relation=relation
+                neighbourhood,
+                self.memory._duck().rows,
+                ns,
+                memory_id,
+                hops,
+                as_of=as_of,
+                relation=relation,
             )
             if request.query.get("format") == "dot":
                 return web.Response(text=to_dot(memory_id, graph), content_type="text/vnd.graphviz")

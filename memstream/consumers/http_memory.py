@@ -186,8 +186,8 @@ class MemoryRoutes:
         return duck
 
     async def _query(self, sql: str, params: list[Any]) -> list[dict[str, Any]]:
-        columns, rows = await asyncio.to_thread(self._duck().user_query, sql, 10_000, params)
-        return [dict(zip(columns, row, strict=True)) for row in rows]
+        rows: list[dict[str, Any]] = await asyncio.to_thread(self._duck().rows, sql, params)
+        return rows
 
     @staticmethod
     def _mem0(row: dict[str, Any]) -> dict[str, Any]:

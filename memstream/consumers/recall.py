@@ -302,9 +302,8 @@ class RecallService:
 
         answer, graph = self._graph(namespace, intent.kind, top, states, admit, k)
         explains = {s.memory_id: s.explain for s in top}
-        links = links_between(
-            [mid for mid, _s, _r in answer], {m: states[m].relations for m in states}
-        )
+        answered = [mid for mid, _s, _r in answer]
+        links = links_between(answered, {m: states[m].relations for m in answered})
         results = [
             RecallHitView(
                 memory_id=mid,

@@ -229,6 +229,11 @@ class DuckDBProjection(Projection):
         with self.read_lock:
             return run_user_sql(self.reader, sql, limit, params)
 
+    def rows(self, sql: str, params: list[Any] | None = None) -> list[dict[str, Any]]:
+        """``user_query`` as one dict per row (column -> value)."""
+        columns, rows = self.user_query(sql, 10_000, params)
+        return [dict(zip(columns, row, strict=True)) for row in rows]
+
     def statement(self, timeout: float | None) -> Statement:
         """A user statement on a connection of its own: it waits on no other reader (recall's
         queries go on meanwhile) and can be interrupted (``projections.user_sql``)."""

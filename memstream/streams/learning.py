@@ -405,6 +405,21 @@ class Learning:
             await emit(state, [cause], self.sink, self.memory_topic)
 
 
+def _reconfident(
+    memory: Any, key: tuple[str, str, str], confidence: float, evidence: dict[str, Any]
+) -> RelationAdded:
+    """The same edge with a new confidence (use or disuse); the rule that found it kept."""
+    source, target, relation = key
+    return RelationAdded(
+        memory_id=source,
+        target_id=target,
+        relation=relation,  # type: ignore[arg-type]
+        confidence=confidence,
+        rule=memory.edge_rules.get(key, "coactivation"),
+        evidence=evidence,
+    )
+
+
 def _faded_edges(memory: Any, ns: str, at: datetime, limits: Any) -> list[Envelope[Any]]:
     """The namespace's edges that faded with disuse by ``at`` (core/relations.fading), as
     events of the edge keeper: a lower confidence, or the edge removed below the floor."""
@@ -422,14 +437,7 @@ def _faded_edges(memory: Any, ns: str, at: datetime, limits: Any) -> list[Envelo
                 evidence=evidence,
             )
             if faded is None
-            else RelationAdded(
-                memory_id=source,
-                target_id=target,
-                relation=relation,  # type: ignore[arg-type]
-                confidence=faded,
-                rule=memory.edge_rules.get((source, target, relation), "edge_disuse"),
-                evidence=evidence,
-            )
+            else _reconfident(memory, (source, target, relation), faded, evidence)
         )
         out.append(
             make_event(
@@ -453,13 +461,11 @@ def _edges_used(memory: Any, ids: list[str], query_id: str) -> list[tuple[Any, s
     for (source, target, relation), before, after in coactivated(ids, memory.edges):
         out.append(
             (
-                RelationAdded(
-                    memory_id=source,
-                    target_id=target,
-                    relation=relation,  # type: ignore[arg-type]
-                    confidence=after,
-                    rule=memory.edge_rules.get((source, target, relation), "coactivation"),
-                    evidence={
+                _reconfident(
+                    memory,
+                    (source, target, relation),
+                    after,
+                    {
                         "strengthened_by": "coactivation",
                         "query_id": query_id,
                         "confidence_before": before,
