@@ -437,7 +437,8 @@ def _cosine(a: Any, b: Any) -> float:
 
 def known_and_not_over(state: MemoryState, as_of: datetime) -> bool:
     """Written by ``as_of`` and not invalidated (or ended) by then."""
-    return state.created_at <= as_of and (state.valid_until is None or as_of < state.valid_until)
+    ends = state.holds_until
+    return state.created_at <= as_of and (ends is None or as_of < ends)
 
 
 def _dense_score(hit: Hit) -> float:

@@ -80,6 +80,12 @@ class MemoryState:
     def active(self) -> bool:
         return self.status == "active"
 
+    @property
+    def holds_until(self) -> datetime | None:
+        """When the memory stops being true: its ``valid_until``, except a task's, where it
+        is the due date (overdue and not reported done, it is still to do)."""
+        return None if self.category == "commitment" else self.valid_until
+
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         # by position through the constructor: a partition snapshot (streams/snapshots.py)
         # unpickles 100k states several times faster than the generic dataclass route

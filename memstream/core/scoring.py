@@ -132,7 +132,7 @@ class Candidate:
             pinned=state.pinned,
             status=state.status,
             valid_from=state.valid_from,
-            valid_until=state.valid_until,
+            valid_until=state.holds_until,
         )
 
 

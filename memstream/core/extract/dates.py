@@ -67,10 +67,12 @@ class Dated:
     text: str
     valid_from: datetime | None
     valid_until: datetime | None
+    # "by Friday": a deadline, not a bound on the claim's truth; a task's due date
+    due: datetime | None = None
 
     @property
     def has_date(self) -> bool:
-        return self.valid_from is not None or self.valid_until is not None
+        return self.valid_from is not None or self.valid_until is not None or self.due is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -444,12 +446,12 @@ def resolve_dates_worded(text: str, occurred_at: datetime, words: frozenset[str]
 
     starts: list[date] = []
     ends: list[date] = []
+    dues: list[date] = []
 
     def note(span: _Span, prep: str | None) -> None:
         prep = (prep or "").lower()
         if prep in ("until", "till", "through", "by"):
-            if prep != "by":
-                ends.append(span.end)
+            (dues if prep == "by" else ends).append(span.end)
         elif prep == "before":
             ends.append(span.start)
         elif prep == "after":
@@ -518,4 +520,4 @@ def resolve_dates_worded(text: str, occurred_at: datetime, words: frozenset[str]
     valid_until = ends[0] if ends else None
     if valid_from is not None and valid_until is not None and valid_until < valid_from:
         valid_until = None
-    return Dated(out, at(valid_from), at(valid_until))
+    return Dated(out, at(valid_from), at(valid_until), at(dues[0] if dues else None))

@@ -1,0 +1,68 @@
+"""A task said with a deadline and never reported done goes stale under the defaults: the
+rule extractor dates it ("by 8 March 2024" is its due date), it stays a pending task while
+overdue, and 90 days past due the daily dream cycle archives it as ``stale_commitment``,
+with the due date and the days overdue as evidence."""
+
+from __future__ import annotations
+
+import random
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from memstream.consumers.producer import AsyncProducer
+from memstream.infra.settings import Settings
+from memstream.infra.topics import ensure_topics
+from tests.harness import WorkerProcess
+from tests.integration.test_edge_fading import _turn, _until
+
+T0 = datetime(2024, 2, 1, 9, tzinfo=UTC)
+
+
+async def test_an_overdue_task_goes_stale_after_ninety_days(
+    settings: Settings, tmp_path: Path
+) -> None:
+    own = settings.with_(
+        topic_prefix=f"stale{random.randrange(10**6)}", data_dir=str(tmp_path / "w")
+    )
+    await ensure_topics(own.bootstrap(), own.topic_prefix, own.partitions)
+    ns = "tasks"
+    worker = WorkerProcess(own, tmp_path / "w").start()  # defaults: the daily dream cycle
+    try:
+        async with AsyncProducer(own) as p:
+            await p.publish(_turn(ns, 0, "I need to renew my passport by 8 March 2024.", T0))
+        log = await _until(own, ns, lambda g: any(e.type == "MemoryCreated" for e in g))
+        [task] = [e for e in log if e.type == "MemoryCreated"]
+        assert task.payload.category == "commitment", task.payload
+        assert task.payload.valid_until == datetime(2024, 3, 9, tzinfo=UTC)  # the due date
+
+        async with AsyncProducer(own) as p:  # overdue, but only by a month: still pending
+            await p.publish(
+                _turn(
+                    ns, 1, "We repainted the hallway a pale green colour.", T0 + timedelta(days=60)
+                )
+            )
+        log = await _until(own, ns, lambda g: sum(e.type == "MemoryCreated" for e in g) >= 2)
+        assert not [e for e in log if e.type in ("MemoryArchived", "MemorySuperseded")]
+
+        async with AsyncProducer(own) as p:  # 90+ days past due
+            await p.publish(
+                _turn(
+                    ns, 2, "We bought a second bookshelf for the study.", T0 + timedelta(days=150)
+                )
+            )
+
+        def stale(g: list[Any]) -> list[Any]:
+            return [
+                e for e in g if e.type == "MemoryArchived" and e.payload.rule == "stale_commitment"
+            ]
+
+        log = await _until(own, ns, stale)
+        [archived] = stale(log)
+        assert archived.payload.memory_id == task.payload.memory_id
+        assert archived.payload.evidence["due"].startswith("2024-03-09")
+        assert archived.payload.evidence["days_overdue"] >= 90
+        # never superseded as if its truth had ended at the due date
+        assert not [e for e in log if e.type == "MemorySuperseded"]
+    finally:
+        worker.stop()
