@@ -852,6 +852,8 @@ def _worker_client(args: argparse.Namespace, command: str) -> Any:
 
 
 def _refused(response: Any, key: str | None) -> None:
+    if response.status_code in (401, 403):
+        response.read()  # a hook sees the response before its body is read
     if (refused := refusal(response, key)) is not None:
         raise refused
 
@@ -946,6 +948,63 @@ def cmd_graph(args: argparse.Namespace) -> int:
             f"  {texts.get(e['source_id'], e['source_id'])[:50]!r} -{e['relation']} "
             f"{float(e['confidence']):.2f}-> {texts.get(e['target_id'], e['target_id'])[:50]!r} "
             f"({e['rule']})"
+        )
+    return 0
+
+
+def cmd_tree(args: argparse.Namespace) -> int:
+    """memstream tree show|add|remove|prune --namespace N: the category tree, and the user's
+    node events (through the worker's API, with the CLI's key)."""
+    import orjson
+
+    client = _worker_client(args, "tree")
+    if isinstance(client, int):
+        return client
+    with client:
+        if args.tree_command in ("add", "remove"):
+            body: dict[str, Any] = {"namespace": args.namespace, "path": args.path}
+            if args.reason:
+                body["reason"] = args.reason
+            if args.at:
+                body["occurred_at"] = args.at
+            method = "POST" if args.tree_command == "add" else "DELETE"
+            response = client.request(method, "/v1/tree", json=body)
+        else:
+            params = {"namespace": args.namespace}
+            if getattr(args, "at", None):
+                params["at"] = args.at
+            response = client.get("/v1/tree", params=params)
+    answer = response.json()
+    if response.status_code != 200:
+        error = answer.get("error", {})
+        where = f" ({error['path']})" if error.get("path") else ""
+        print(f"memstream tree: {error.get('message', response.text)}{where}", file=sys.stderr)
+        return 1
+    if args.tree_command in ("add", "remove"):
+        print(f"tree {args.tree_command} {answer['path']} queued (event {answer['event_id']})")
+        return 0
+    if args.tree_command == "prune":
+        if args.format == "json":
+            out = {k: answer[k] for k in ("namespace", "now", "pruned")}
+            print(orjson.dumps(out, option=orjson.OPT_INDENT_2).decode())
+            return 0
+        days = answer["bounds"]["idle_days"]
+        print(
+            f"{len(answer['pruned'])} node(s) idle for over {days} days as of "
+            f"{answer['now'] or '(no memories)'}, left out of the tree:"
+        )
+        for n in answer["pruned"]:
+            print(f"  {n['path']}  ({n['count']} memories, last used {(n['last_use'] or '')[:10]})")
+        return 0
+    if args.format == "json":
+        print(orjson.dumps(answer, option=orjson.OPT_INDENT_2).decode())
+    else:
+        sys.stdout.write(answer["text"])
+        left = [f"{len(answer[k])} {k}" for k in ("pruned", "trimmed") if answer[k]]
+        print(
+            f"({len(answer['nodes'])} nodes, {answer['placed']} memories placed"
+            + (f"; left out: {', '.join(left)}" if left else "")
+            + ")"
         )
     return 0
 
@@ -1350,6 +1409,32 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--as-of", dest="as_of", help="the edges as they were at this time (ISO 8601)")
     p.add_argument("--format", choices=("text", "json", "dot"), default="text")
     p.set_defaults(fn=cmd_graph)
+
+    p = sub.add_parser("tree", help="the category tree: show, add or remove a node, prune report")
+    tree = p.add_subparsers(dest="tree_command", required=True)
+    t = tree.add_parser("show", help="the namespace's tree, with the count of memories per node")
+    t.add_argument("--namespace", required=True)
+    t.add_argument("--format", choices=("text", "json"), default="text")
+    t.add_argument("--at", help="judge the 60-day idle rule at this event time (ISO 8601)")
+    for command, what in (
+        ("add", "add a node (an event): memories about the entity it names go under it"),
+        ("remove", "remove a node and what is below it (an event); add brings it back"),
+    ):
+        t = tree.add_parser(command, help=what)
+        t.add_argument("path", help="e.g. work/projects/budget-tracker (1-4 segments)")
+        t.add_argument("--namespace", required=True)
+        t.add_argument("--reason")
+        t.add_argument("--at", help="the event time of the edit (ISO 8601; default now)")
+    t = tree.add_parser(
+        "prune",
+        help="report the nodes the 60-day idle rule leaves out: the rule applies by itself "
+        "on every read (from event time, so a rebuild gives the same tree); this command "
+        "only shows what it removes and writes nothing",
+    )
+    t.add_argument("--namespace", required=True)
+    t.add_argument("--at", help="as of this event time (ISO 8601; default the namespace's now)")
+    t.add_argument("--format", choices=("text", "json"), default="text")
+    p.set_defaults(fn=cmd_tree)
 
     p = sub.add_parser(
         "context", help="what to put into a prompt: hot memory, the session, the recall"

@@ -106,6 +106,21 @@ class _Requests:
         return body
 
     @staticmethod
+    def tree(ns: str, at: datetime | None) -> dict[str, str]:
+        return {"namespace": ns, **({"at": at.isoformat()} if at is not None else {})}
+
+    @staticmethod
+    def tree_edit(
+        ns: str, path: str, reason: str | None, occurred_at: datetime | None
+    ) -> dict[str, Any]:
+        body: dict[str, Any] = {"namespace": ns, "path": path}
+        if reason is not None:
+            body["reason"] = reason
+        if occurred_at is not None:
+            body["occurred_at"] = occurred_at.isoformat()
+        return body
+
+    @staticmethod
     def recall(query: str, ns: str, k: int, filters: Mapping[str, Any] | None) -> dict[str, Any]:
         f = dict(filters or {})
         as_of = f.pop("as_of", None)
@@ -305,6 +320,46 @@ class Memory:
         action = "lock" if lock else "pin"
         return dict(_checked(self._http.post(f"/v1/memories/{memory_id}/{action}", json=body)))
 
+    def tree(
+        self,
+        *,
+        user_id: str | None = None,
+        namespace: str | None = None,
+        at: datetime | None = None,
+    ) -> dict[str, Any]:
+        """The namespace's category tree: ``text`` (as the context call shows it), ``nodes``
+        (path, count, last use, user-added), what the 60-day idle rule and the bounds left
+        out (``pruned``, ``trimmed``); ``at``: judged at that event time instead of now."""
+        params = _Requests.tree(_scope(user_id, None, namespace), at)
+        return dict(_checked(self._http.get("/v1/tree", params=params)))
+
+    def tree_add(
+        self,
+        path: str,
+        *,
+        user_id: str | None = None,
+        namespace: str | None = None,
+        reason: str | None = None,
+        occurred_at: datetime | None = None,
+    ) -> dict[str, Any]:
+        """Add a node (``work/projects/budget-tracker``): memories about the entity its last
+        segment names are placed under it. An event (TreeNodeAdded), like every edit."""
+        body = _Requests.tree_edit(_scope(user_id, None, namespace), path, reason, occurred_at)
+        return dict(_checked(self._http.post("/v1/tree", json=body)))
+
+    def tree_remove(
+        self,
+        path: str,
+        *,
+        user_id: str | None = None,
+        namespace: str | None = None,
+        reason: str | None = None,
+        occurred_at: datetime | None = None,
+    ) -> dict[str, Any]:
+        """Remove a node and what is below it (TreeNodeRemoved); adding it again restores it."""
+        body = _Requests.tree_edit(_scope(user_id, None, namespace), path, reason, occurred_at)
+        return dict(_checked(self._http.request("DELETE", "/v1/tree", json=body)))
+
     def unpin(
         self, memory_id: str, *, user_id: str | None = None, namespace: str | None = None
     ) -> dict[str, Any]:
@@ -459,6 +514,23 @@ class AsyncMemory:
         if relation:
             params["relation"] = relation
         return dict(_checked(await self._http.get(f"/v1/graph/{memory_id}", params=params)))
+
+    async def tree(self, *, namespace: str, at: datetime | None = None) -> dict[str, Any]:
+        """The namespace's category tree (see ``Memory.tree``)."""
+        params = _Requests.tree(namespace, at)
+        return dict(_checked(await self._http.get("/v1/tree", params=params)))
+
+    async def tree_add(
+        self, path: str, *, namespace: str, reason: str | None = None
+    ) -> dict[str, Any]:
+        body = _Requests.tree_edit(namespace, path, reason, None)
+        return dict(_checked(await self._http.post("/v1/tree", json=body)))
+
+    async def tree_remove(
+        self, path: str, *, namespace: str, reason: str | None = None
+    ) -> dict[str, Any]:
+        body = _Requests.tree_edit(namespace, path, reason, None)
+        return dict(_checked(await self._http.request("DELETE", "/v1/tree", json=body)))
 
     async def entity(self, name: str, *, namespace: str) -> dict[str, Any]:
         """Everything about one entity, under any of its names, in event-time order."""

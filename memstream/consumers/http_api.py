@@ -134,6 +134,9 @@ class ApiService(Service):
         from memstream.consumers.http_context import ContextRoutes
 
         ContextRoutes(self.memory).register(self.web)
+        from memstream.consumers.http_tree import TreeRoutes
+
+        TreeRoutes(self.memory).register(self.web)
         from memstream.consumers.http_entities import EntityRoutes
 
         EntityRoutes(self.memory).register(self.web)

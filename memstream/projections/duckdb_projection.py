@@ -27,11 +27,12 @@ from memstream.core.topics import TopicClusters
 from memstream.projections.duckdb_schema import TABLES, VIEWS
 from memstream.projections.hot_queries import block_digest
 from memstream.projections.port import ApplyStats, LogRecord, Projection
+from memstream.projections.tree_queries import tree_digest
 from memstream.projections.user_sql import Statement, lock_down, memory_limit_sql
 from memstream.projections.user_sql import run as run_user_sql
 from memstream.schemas.envelope import DEFAULT_LIMITS, Envelope, Limits, decode
 from memstream.schemas.errors import EventValidationError
-from memstream.schemas.events import MemoryEdit, RelationAdded, RelationRemoved
+from memstream.schemas.events import MemoryEdit, RelationAdded, RelationRemoved, TreeEdit
 from memstream.schemas.topics import BY_ROLE
 from memstream.streams.deadletter import decode_dead_letter
 
@@ -117,6 +118,14 @@ def _feedback(env: Envelope[Any]) -> dict[str, Any]:
             "outcome": f"edit:{p.action}",
             "reward": None,
             "memory_ids": [p.memory_id],
+            "reason": p.reason,
+        }
+    if isinstance(p, TreeEdit):  # so do the user's category tree edits
+        return {
+            "query_id": None,
+            "outcome": f"tree:{p.action}",
+            "reward": None,
+            "memory_ids": [],
             "reason": p.reason,
         }
     return {
@@ -374,6 +383,7 @@ class DuckDBProjection(Projection):
                         for row in rel.fetchall()
                     }
                 tables["hot_blocks"] = self._hot_blocks(con)
+                tables["category_trees"] = self._trees(con)
             finally:
                 con.execute("ROLLBACK")
         return Digest(positions, tables)
@@ -391,6 +401,25 @@ class DuckDBProjection(Projection):
             r[0] for r in con.execute("SELECT DISTINCT namespace FROM memories").fetchall()
         ]
         return {ns: block_digest(query, ns, HotConfig()) for ns in sorted(namespaces)}
+
+    @staticmethod
+    def _trees(con: Any) -> dict[str, str]:
+        """Each namespace's category tree, hashed: like the hot blocks, a pure function of
+        the projected rows and the log's node events."""
+
+        def query(sql: str, params: list[Any]) -> list[dict[str, Any]]:
+            rel = con.execute(sql, params)
+            names = [d[0] for d in rel.description or []]
+            return [dict(zip(names, row, strict=True)) for row in rel.fetchall()]
+
+        namespaces = [
+            r[0]
+            for r in con.execute(
+                "SELECT namespace FROM memories UNION SELECT namespace FROM memory_log "
+                "WHERE type IN ('TreeNodeAdded', 'TreeNodeRemoved') ORDER BY 1"
+            ).fetchall()
+        ]
+        return {ns: tree_digest(query, ns) for ns in namespaces}
 
     # --- internals --------------------------------------------------------------------
 

@@ -137,6 +137,23 @@ class MemoryEdit:
             raise EventValidationError("missing_field", "an update needs the new text", "text")
 
 
+#: a category tree path: 1-4 lowercase segments (core/category_tree.py normalises input)
+TREE_PATH = r"[a-z0-9][a-z0-9-]{0,39}(?:/[a-z0-9][a-z0-9-]{0,39}){0,3}"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TreeEdit:
+    """A user adds or removes a node of the namespace's category tree (SDK/HTTP/CLI
+    ``tree add|remove``); the q-learner turns it into TreeNodeAdded / TreeNodeRemoved."""
+
+    TYPE: ClassVar[str] = "TreeEdit"
+    VERSION: ClassVar[int] = 1
+
+    action: Literal["add", "remove"]
+    path: str = field(metadata=spec(pattern=TREE_PATH, description="e.g. work/projects"))
+    reason: str | None = field(default=None, metadata=spec(max_len=500))
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class WorkflowObserved:
     """Operational telemetry: how one run of a workflow went. Never recalled as memory."""
@@ -448,6 +465,32 @@ class MemoryPinned:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class TreeNodeAdded:
+    """The user added a node to the namespace's category tree: memories about the entity its
+    last segment names are placed under it (core/category_tree.py)."""
+
+    TYPE: ClassVar[str] = "TreeNodeAdded"
+    VERSION: ClassVar[int] = 1
+
+    path: str = field(metadata=spec(pattern=TREE_PATH))
+    reason: str | None = field(default=None, metadata=spec(max_len=500))
+    evidence: dict[str, Any] = _evidence()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TreeNodeRemoved:
+    """The user removed a node (and what is below it) from the category tree; its memories
+    show under the nearest remaining ancestor. Adding it again brings it back."""
+
+    TYPE: ClassVar[str] = "TreeNodeRemoved"
+    VERSION: ClassVar[int] = 1
+
+    path: str = field(metadata=spec(pattern=TREE_PATH))
+    reason: str | None = field(default=None, metadata=spec(max_len=500))
+    evidence: dict[str, Any] = _evidence()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class RelationAdded:
     """A typed edge from one memory (``memory_id``) to another of the same namespace, with
     the rule (or model) that decided it; adding it again changes its confidence."""
@@ -496,6 +539,7 @@ INPUT_TYPES: tuple[type, ...] = (
     MemoryAccessed,
     Feedback,
     MemoryEdit,
+    TreeEdit,
     WorkflowObserved,
     RecallRequested,
     RecallAnswered,
@@ -518,6 +562,8 @@ MEMORY_TYPES: tuple[type, ...] = (
     MemoryPinned,
     RelationAdded,
     RelationRemoved,
+    TreeNodeAdded,
+    TreeNodeRemoved,
 )
 
 #: wire name -> payload class; the class carries its current VERSION.

@@ -17,6 +17,7 @@ from memstream.schemas.events import (
     MemoryEdit,
     RecallAnswered,
     RecallRequested,
+    TreeEdit,
     WorkflowObserved,
 )
 
@@ -64,7 +65,7 @@ TOPICS: tuple[TopicSpec, ...] = (
         "feedback",
         "feedback",
         DEFAULT_PARTITIONS,
-        _types(Feedback, MemoryEdit),
+        _types(Feedback, MemoryEdit, TreeEdit),
         KEEP_FOREVER,
         "how useful memories or recalls were, and direct edits",
     ),

@@ -43,6 +43,9 @@ from memstream.schemas.events import (
     RelationAdded,
     RelationRemoved,
     TierChanged,
+    TreeEdit,
+    TreeNodeAdded,
+    TreeNodeRemoved,
 )
 from memstream.schemas.ids import derived_id
 from memstream.streams.emit import Sent, caused_by, emit, send_all
@@ -143,6 +146,8 @@ class Learning:
                 return []  # already applied: a re-delivery changes nothing
             if isinstance(fb, MemoryEdit):
                 return await self._emit(state, self._edit(state, env), env, "q-learner")
+            if isinstance(fb, TreeEdit):
+                return await self._emit(state, _tree_edit(env), env, "q-learner")
             if (
                 fb.query_id
                 and not fb.memory_ids
@@ -403,6 +408,16 @@ class Learning:
                 limits=self.settings.limits,
             )
             await emit(state, [cause], self.sink, self.memory_topic)
+
+
+def _tree_edit(env: Envelope[TreeEdit]) -> list[tuple[Any, str]]:
+    """A user's tree edit as its memory-log event. No state is consulted: the tree is a
+    projection of these events (core/category_tree.py), and adding or removing twice leaves
+    the same tree; a re-delivered edit derives the same event id and is dropped."""
+    edit = env.payload
+    cls = TreeNodeAdded if edit.action == "add" else TreeNodeRemoved
+    evidence = {"edit_event_id": env.event_id, "action": edit.action}
+    return [(cls(path=edit.path, reason=edit.reason, evidence=evidence), f"tree:{edit.action}")]
 
 
 def _reconfident(

@@ -1,0 +1,86 @@
+"""The category tree's queries on the analytics projection, shared by ``GET /v1/tree``, the
+context call, recall (the tree path of each result and the ``tree`` filter) and ``memstream
+verify`` (the trees of the live and the rebuilt projection must match). The tree itself is a
+pure function of these rows (core/category_tree.py)."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import Any
+
+from memstream.core.category_tree import CategoryTree, NodeEdit, Placed, TreeConfig, build_tree
+from memstream.projections.hot_queries import NOW
+
+Query = Callable[[str, list[Any]], list[dict[str, Any]]]
+
+# Memories alike for placement are one row, so the tree costs by kinds of memory, not by
+# memories; a memory's last use is its creation or its latest access (event time).
+MEMORIES = """
+WITH u AS (SELECT memory_id, max(occurred_at) AS last_access FROM access_hits
+           WHERE namespace = ? GROUP BY memory_id)
+SELECT m.category, m.subject, m.entities, count(*) AS n,
+       max(greatest(m.created_at, coalesce(u.last_access, m.created_at))) AS last_use
+FROM memories m LEFT JOIN u USING (memory_id)
+WHERE m.namespace = ? AND m.status = 'active'
+GROUP BY ALL ORDER BY n DESC, last_use DESC, m.category, m.subject, m.entities
+"""
+# the user's node events in log order (a namespace lives on one partition)
+EDITS = """
+SELECT occurred_at, type, payload->>'path' AS path FROM memory_log
+WHERE namespace = ? AND type IN ('TreeNodeAdded', 'TreeNodeRemoved')
+ORDER BY log_partition, log_offset
+"""
+# every memory of the given statuses, grouped alike, for the recall filter
+MEMBERS = """
+SELECT category, subject, entities, list(memory_id ORDER BY memory_id) AS ids FROM memories
+WHERE namespace = ? AND status IN (SELECT unnest(?::VARCHAR[])) GROUP BY ALL
+"""
+
+
+def load_tree(
+    query: Query,
+    namespace: str,
+    config: TreeConfig | None = None,
+    now: datetime | None = None,
+) -> CategoryTree:
+    """The namespace's tree; ``now`` (default: the namespace's event-time now, as for hot
+    memory) is when the idle rule judges it."""
+    rows = query(MEMORIES, [namespace, namespace])
+    memories = [
+        Placed(
+            category=str(r["category"]),
+            subject=r["subject"],
+            entities=tuple(r["entities"] or ()),
+            last_use=r["last_use"],
+            count=int(r["n"]),
+        )
+        for r in rows
+    ]
+    edits = [
+        NodeEdit(str(r["path"]), r["type"] == "TreeNodeAdded", r["occurred_at"])
+        for r in query(EDITS, [namespace])
+    ]
+    if now is None:
+        now_rows = query(NOW, [namespace])
+        now = now_rows[0]["now"] if now_rows else None
+    return build_tree(namespace, memories, edits, now, config or TreeConfig())
+
+
+def members(query: Query, tree: CategoryTree, prefix: str, statuses: Sequence[str]) -> list[str]:
+    """The ids of the namespace's memories (of these statuses) shown at ``prefix`` or below."""
+    out: list[str] = []
+    for r in query(MEMBERS, [tree.namespace, list(statuses)]):
+        path = tree.place(str(r["category"]), r["subject"], tuple(r["entities"] or ()))
+        if path is not None and (path == prefix or path.startswith(prefix + "/")):
+            out.extend(r["ids"])
+    return sorted(out)
+
+
+def tree_digest(query: Query, namespace: str) -> str:
+    """A hash of the namespace's tree (nodes, counts, last uses, what was left out), for
+    ``memstream verify``."""
+    import orjson
+
+    return hashlib.sha1(orjson.dumps(load_tree(query, namespace).as_dict())).hexdigest()
