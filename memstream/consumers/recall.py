@@ -37,6 +37,13 @@ from memstream.core.recall_gate import (
 )
 from memstream.core.scoring import Candidate, ScoringContext, score_all
 from memstream.core.sparse import BM25Encoder
+from memstream.core.standing_instructions import (
+    POSITION,
+    Applicable,
+    best_applicable,
+    condition_of,
+    is_lookup,
+)
 from memstream.projections.retrieval import Hit, RetrievalStore
 from memstream.schemas._fields import utc_now
 
@@ -302,6 +309,14 @@ class RecallService:
 
         answer, graph = self._graph(namespace, intent.kind, top, states, admit, k)
         explains = {s.memory_id: s.explain for s in top}
+        whole = (
+            query_vectors[0]
+            if subqueries == [query]
+            else np.asarray(self.embedder.embed([query])[0], dtype=np.float64)
+        )
+        rule = self._standing(namespace, query, whole, states, hits, admit)
+        if rule is not None:
+            answer = _with_rule(answer, rule, k)
         answered = [mid for mid, _s, _r in answer]
         links = links_between(answered, {m: states[m].relations for m in answered})
         results = [
@@ -328,6 +343,16 @@ class RecallService:
                         else {}
                     ),
                     **({"edges": links[mid]} if mid in links else {}),
+                    **(
+                        {
+                            "standing_instruction": {
+                                "condition": rule.condition,
+                                "match": round(rule.match, 6),
+                            }
+                        }
+                        if rule is not None and mid == rule.memory_id
+                        else {}
+                    ),
                 },
                 source_turn_ids=list(states[mid].source_turn_ids),
                 category=states[mid].category,
@@ -360,6 +385,46 @@ class RecallService:
                 "top_relevance": _dense_score(hits[top[0].memory_id]) if top else 0.0,
             },
         )
+
+    def _standing(
+        self,
+        namespace: str,
+        query: str,
+        qv: Any,
+        states: dict[str, MemoryState],
+        hits: dict[str, Hit],
+        admit: Callable[[str], bool],
+    ) -> Applicable | None:
+        """The standing instruction the request falls under (``core.standing_instructions``):
+        the user's rules in the namespace, matched by their condition. ``states`` and
+        ``hits`` gain it."""
+        if is_lookup(query):
+            return None
+        found = self.store.search(
+            namespace,
+            qv,
+            self.sparse.encode_query(query),
+            limit=RULES_SEARCHED,
+            statuses=("active",),
+            categories=["principle"],
+        )
+        rules: dict[str, tuple[MemoryState, Hit, str]] = {}
+        for h in found:
+            st = states.get(h.memory_id) or from_json(h.payload.extra["state"])
+            cond = condition_of(st.text)
+            if cond is not None:
+                rules[h.memory_id] = (st, h, cond)
+                states.setdefault(h.memory_id, st)  # admit() reads the state
+        rules = {mid: r for mid, r in rules.items() if admit(mid)}
+        if not rules:
+            return None
+        vectors = self._vectors([c for _s, _h, c in rules.values()], list(rules))
+        best = best_applicable(
+            [(mid, c, _cosine(qv, vectors[mid])) for mid, (_s, _h, c) in rules.items()]
+        )
+        if best is not None:
+            hits.setdefault(best.memory_id, rules[best.memory_id][1])
+        return best
 
     def _graph(
         self,
@@ -427,6 +492,23 @@ def _archived_below(scored: Sequence[Any], states: dict[str, MemoryState]) -> li
         for s in scored
     ]
     return sorted(out, key=lambda s: (-s.score, s.memory_id))
+
+
+#: candidates of category principle a recall reads for standing instructions
+RULES_SEARCHED = 20
+
+
+def _with_rule(
+    answer: list[tuple[str, float, Reached | None]], rule: Applicable, k: int
+) -> list[tuple[str, float, Reached | None]]:
+    """``answer`` with the rule at POSITION (moved up if it was lower), scored as the result
+    it precedes so scores stay in rank order; at most ``k``."""
+    rest = [a for a in answer if a[0] != rule.memory_id]
+    at = min(POSITION, len(rest))
+    if any(a[0] == rule.memory_id for a in answer[:at]):
+        return answer[:k]
+    score = rest[at][1] if at < len(rest) else (rest[-1][1] if rest else 0.0)
+    return [*rest[:at], (rule.memory_id, score, None), *rest[at:]][:k]
 
 
 def _cosine(a: Any, b: Any) -> float:
