@@ -1,10 +1,12 @@
 """HTTP routes for what an agent puts into every prompt: ``POST /v1/context`` (hot memory,
-the session's working set and the recall for a question, within a token budget) and
+the session's working set, the category tree and the recall for a question, within a token
+budget) and
 ``GET /v1/memory.md`` (the namespace's MEMORY.md). The block itself is computed by pure
 functions (core/hot_memory.py, core/context_block.py) from the memory projection."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from aiohttp import web
@@ -15,12 +17,21 @@ from memstream.core.hot_memory import HotBlock, HotConfig, build_hot
 from memstream.projections.hot_queries import CANDIDATES as _CANDIDATES
 from memstream.projections.hot_queries import NOW as _NOW
 from memstream.projections.hot_queries import params as _params
+from memstream.projections.tree_queries import TreeIndex
 from memstream.schemas.errors import EventValidationError
 
 
 class ContextRoutes:
     def __init__(self, memory: Any) -> None:
         self.memory = memory  # MemoryRoutes: auth, the DuckDB query, the recall service
+        self.trees: TreeIndex | None = None
+
+    async def tree(self, namespace: str) -> str:
+        """The namespace's category tree, rendered (kept until its memories change)."""
+        if self.trees is None:
+            self.trees = TreeIndex(self.memory._duck().rows)
+        tree = await asyncio.to_thread(self.trees.tree, namespace)
+        return tree.render()
 
     def register(self, app: web.Application) -> None:
         app.router.add_post("/v1/context", self.context)
@@ -51,6 +62,7 @@ class ContextRoutes:
             if query is not None and (not isinstance(query, str) or not query.strip()):
                 raise EventValidationError("wrong_type", "a question, or leave it out", "query")
             hot = await self.hot(ns, session)
+            tree = await self.tree(ns)
             recalled: list[dict[str, Any]] = []
             query_id = None
             if query:
@@ -61,7 +73,7 @@ class ContextRoutes:
                         raise EventValidationError("out_of_range", "1 to 200", "k")
                     result = (await service.recall(ns, query, k=k, session_id=session)).as_dict()
                     recalled, query_id = result["results"], result["query_id"]
-            return json_response(assemble(hot, recalled, budget, query_id).as_dict())
+            return json_response(assemble(hot, recalled, budget, query_id, tree).as_dict())
 
         response: web.Response = await self.memory._guard(request, run)
         return response

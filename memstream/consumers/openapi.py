@@ -70,6 +70,16 @@ RECALL = {
         "results": {"type": "array", "items": HIT},
     },
 }
+TREE_EDIT = {
+    "type": "object",
+    "required": ["namespace", "path"],
+    "properties": {
+        "namespace": NS,
+        "path": {"type": "string", "description": "e.g. work/projects (1-4 segments)"},
+        "reason": {"type": "string"},
+        "occurred_at": {"type": "string", "format": "date-time"},
+    },
+}
 NS_QUERY = [{"name": "namespace", "in": "query", "required": True, "schema": NS}]
 ID_PATH = [{"name": "memory_id", "in": "path", "required": True, "schema": {"type": "string"}}]
 
@@ -303,6 +313,28 @@ def document() -> dict[str, Any]:
                     "parameters": [*ID_PATH, *NS_QUERY],
                     "responses": _ok("steps"),
                 }
+            },
+            "/v1/tree": {
+                "get": {
+                    "summary": "the namespace's category tree (at: judge the 60-day idle rule "
+                    "at that event time; format=text: the rendered tree)",
+                    "parameters": [
+                        *NS_QUERY,
+                        {"name": "at", "in": "query", "schema": {"type": "string"}},
+                        {"name": "format", "in": "query", "schema": {"enum": ["json", "text"]}},
+                    ],
+                    "responses": _ok("nodes, rendered text, what was pruned or trimmed"),
+                },
+                "post": {
+                    "summary": "add a node (a TreeEdit event)",
+                    "requestBody": _body(TREE_EDIT),
+                    "responses": _ok("queued"),
+                },
+                "delete": {
+                    "summary": "remove a node and its subtree (a TreeEdit event)",
+                    "requestBody": _body(TREE_EDIT),
+                    "responses": _ok("queued"),
+                },
             },
             "/v1/consolidate": {
                 "post": {

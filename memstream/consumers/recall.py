@@ -14,11 +14,12 @@ import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from memstream.consumers.recall_pool import RecallPool
+from memstream.core.category_tree import CategoryTree
 from memstream.core.decompose import decompose
 from memstream.core.embedding import Embedder
 from memstream.core.fusion import Part, fuse_parts
@@ -46,6 +47,17 @@ from memstream.core.standing_instructions import (
 )
 from memstream.projections.retrieval import Hit, RetrievalStore
 from memstream.schemas._fields import utc_now
+from memstream.schemas.errors import EventValidationError
+
+
+class TreeLookup(Protocol):
+    """The namespace's category tree (projections/tree_queries.py): each result's tree path,
+    and the ``tree`` filter resolved to the memories under a node."""
+
+    def tree(self, namespace: str) -> CategoryTree: ...
+
+    def members(self, tree: CategoryTree, prefix: str, statuses: Sequence[str]) -> list[str]: ...
+
 
 UsageLookup = Callable[[str, Sequence[str]], dict[str, tuple[int, datetime | None]]]
 PairLookup = Callable[[str, Sequence[str]], dict[tuple[str, str], int]]
@@ -117,6 +129,7 @@ class RecallService:
         publish: Publisher | None = None,
         pool: RecallPool | None = None,
         follow: Mapping[str, tuple[frozenset[str], int]] = FOLLOW,
+        trees: TreeLookup | None = None,
     ) -> None:
         """``follow``: intent kind -> (relations, hops) the answer walks (``core.graph_walk``);
         empty, recall ignores the graph (the benchmark's baseline)."""
@@ -128,6 +141,7 @@ class RecallService:
         self.usage = usage
         self.pairs = pairs
         self.publish = publish
+        self.trees = trees
         self._cache: dict[str, Any] = {}
 
     def _vectors(self, texts: list[str], ids: list[str]) -> dict[str, Any]:
@@ -216,6 +230,19 @@ class RecallService:
         if include_archived:  # forgotten, not gone: reachable when asked, below the rest
             statuses = (*statuses, "archived")
         point_in_time = as_of or intent.at
+        tree = self.trees.tree(namespace) if self.trees is not None else None
+        allowed = self._tree_members(namespace, tree, only, statuses)
+        if allowed is not None and not allowed:
+            return RecallResult(
+                qid,
+                namespace,
+                query,
+                [],
+                "skipped",
+                intent.kind,
+                "nothing found",
+                details={"filters": only.as_dict() if only else {}},
+            )
         subqueries = decompose(query) or [query]
         depth = max(profile.limit, k * 4)
         parts: list[Part] = []
@@ -232,6 +259,7 @@ class RecallService:
                 # the store filters inside its search: both channels read only these
                 categories=sorted(only.categories) if only and only.categories else None,
                 tiers=sorted(only.tiers) if only and only.tiers else None,
+                memory_ids=sorted(allowed) if allowed is not None else None,
             )
             # The store's rank fusion picks the candidates; their order comes from the scores.
             parts.append(
@@ -305,6 +333,7 @@ class RecallService:
                 and st.status in statuses
                 and (as_of is None or known_and_not_over(st, as_of))
                 and (only is None or only.allows(st.category, st.tier))
+                and (allowed is None or mid in allowed)
             )
 
         answer, graph = self._graph(namespace, intent.kind, top, states, admit, k)
@@ -351,6 +380,15 @@ class RecallService:
                             }
                         }
                         if rule is not None and mid == rule.memory_id
+                        else {}
+                    ),
+                    **(
+                        {
+                            "tree_path": tree.place(
+                                states[mid].category, states[mid].subject, states[mid].entities
+                            )
+                        }
+                        if tree is not None
                         else {}
                     ),
                 },
@@ -425,6 +463,30 @@ class RecallService:
         if best is not None:
             hits.setdefault(best.memory_id, rules[best.memory_id][1])
         return best
+
+    def _tree_members(
+        self,
+        namespace: str,
+        tree: CategoryTree | None,
+        only: RecallFilters | None,
+        statuses: Sequence[str],
+    ) -> frozenset[str] | None:
+        """The memories the ``tree`` filter admits (None: no such filter); a node the
+        namespace's tree does not have is the caller's error, naming the filter."""
+        if only is None or only.tree is None:
+            return None
+        if tree is None or self.trees is None:
+            raise EventValidationError(
+                "unsupported", "this worker keeps no category tree", "filters.tree"
+            )
+        if only.tree not in tree.paths:
+            raise EventValidationError(
+                "out_of_range",
+                f"no node {only.tree!r} in the category tree of {namespace!r} "
+                "(see memstream tree show)",
+                "filters.tree",
+            )
+        return frozenset(self.trees.members(tree, only.tree, statuses))
 
     def _graph(
         self,

@@ -1,5 +1,6 @@
-"""One context block for a prompt: the hot memory, then what recall found for the question,
-without repeats, within a token budget. Pure: the adapters fetch the rows and the recall.
+"""One context block for a prompt: the hot memory, the category tree (what the namespace's
+memories are about, core/category_tree.py), then what recall found for the question, without
+repeats, within a token budget. Pure: the adapters fetch the rows, the tree and the recall.
 
 Tokens are estimated as characters / 4 (English prose with a BPE tokenizer is close to it;
 the budget is a bound for the caller's prompt, not an exact count).
@@ -28,6 +29,7 @@ class ContextBlock:
     recalled: list[Mapping[str, Any]] = field(default_factory=list)
     query_id: str | None = None
     budget: int = 0
+    tree: list[str] = field(default_factory=list)  # the rendered tree's lines shown
 
     @property
     def ids(self) -> list[str]:
@@ -41,6 +43,7 @@ class ContextBlock:
             "memory_ids": self.ids,
             "query_id": self.query_id,
             "hot": self.hot.as_dict(),
+            "tree": "".join(self.tree),
             "recalled": [
                 {"memory_id": r["memory_id"], "text": r["text"], "score": r.get("score")}
                 for r in self.recalled
@@ -48,23 +51,40 @@ class ContextBlock:
         }
 
 
+#: hot memory's sections cut before the tree when the budget is small; the rest after it
+BEFORE_TREE = ("hot", "recent", "references")
+TREE_HEADER = "\n## Category tree\n"
+
+
+def _tree_text(lines: Sequence[str]) -> str:
+    return TREE_HEADER + "".join(lines) if lines else ""
+
+
 def assemble(
     hot: HotBlock,
     recalled: Sequence[Mapping[str, Any]],
     budget_tokens: int,
     query_id: str | None = None,
+    tree: str = "",
 ) -> ContextBlock:
-    """Hot memory first (cut by its own order when the budget is small), then recall
-    results in rank order that are not already shown, as long as they fit."""
+    """Hot memory first, then the category tree (``tree``: its rendered lines), cut when the
+    budget is small: hot memory's least essential sections first, then the tree from its last
+    line (a leaf), then the rest by hot memory's own order; then recall results in rank order
+    that are not already shown, as long as they fit."""
     hot = copy.deepcopy(hot)
+    lines = tree.splitlines(keepends=True)
     limit = max(0, budget_tokens) * CHARS_PER_TOKEN
-    while len(render(hot)) > limit:
-        cut = next((name for name in CUT_ORDER if hot.sections.get(name)), None)
+    while len(render(hot)) + len(_tree_text(lines)) > limit:
+        cut = next((name for name in BEFORE_TREE if hot.sections.get(name)), None)
+        if cut is None and lines:
+            lines.pop()
+            continue
+        cut = cut or next((name for name in CUT_ORDER if hot.sections.get(name)), None)
         if cut is None:
             break
         hot.sections[cut].pop()
         hot.dropped += 1
-    text = render(hot)
+    text = render(hot) + _tree_text(lines)
     shown = set(hot.ids)
     kept: list[Mapping[str, Any]] = []
     header = "\n## Relevant to the question\n"
@@ -78,4 +98,4 @@ def assemble(
         text += extra
         kept.append(r)
         shown.add(str(r["memory_id"]))
-    return ContextBlock(text, hot, kept, query_id, budget_tokens)
+    return ContextBlock(text, hot, kept, query_id, budget_tokens, lines)

@@ -84,3 +84,40 @@ def tree_digest(query: Query, namespace: str) -> str:
     import orjson
 
     return hashlib.sha1(orjson.dumps(load_tree(query, namespace).as_dict())).hexdigest()
+
+
+# what the tree of a namespace depends on, but for accesses (see TreeIndex)
+FINGERPRINT = """
+SELECT (SELECT count(*) FROM memories WHERE namespace = ?) AS memories,
+       (SELECT max(updated_at) FROM memories WHERE namespace = ?) AS changed,
+       (SELECT count(*) FROM memory_log WHERE namespace = ?
+        AND type IN ('TreeNodeAdded', 'TreeNodeRemoved')) AS edits
+"""
+
+
+class TreeIndex:
+    """The trees recall reads (``consumers.recall.TreeLookup``): each namespace's tree is
+    kept until its memories or node events change, so a recall costs one small query, not a
+    tree. Accesses since then extend last uses only at the next change: recall's tree path
+    may lag ``GET /v1/tree`` by the accesses of a quiet namespace, never by a memory."""
+
+    MAX_NAMESPACES = 256
+
+    def __init__(self, query: Query) -> None:
+        self.query = query
+        self._trees: dict[str, tuple[tuple[Any, ...], CategoryTree]] = {}
+
+    def tree(self, namespace: str) -> CategoryTree:
+        rows = self.query(FINGERPRINT, [namespace, namespace, namespace])
+        key = tuple(rows[0].values()) if rows else ()
+        cached = self._trees.get(namespace)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        tree = load_tree(self.query, namespace)
+        if len(self._trees) >= self.MAX_NAMESPACES:
+            self._trees.pop(next(iter(self._trees)))
+        self._trees[namespace] = (key, tree)
+        return tree
+
+    def members(self, tree: CategoryTree, prefix: str, statuses: Sequence[str]) -> list[str]:
+        return members(self.query, tree, prefix, statuses)

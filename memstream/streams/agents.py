@@ -196,33 +196,7 @@ def recall_responder(
                 error="this worker has no retrieval projection",
             )
         else:
-            result = await service.recall(
-                env.namespace,
-                req.query,
-                k=req.k,
-                as_of=req.as_of,
-                include_superseded=req.include_superseded,
-                include_archived=req.include_archived,
-                session_id=env.session_id,
-                query_id=req.query_id,
-                wait=True,  # the topic is the queue: wait for a slot, never refuse
-                filters=filters,
-                now=req.at,
-            )
-            answer = RecallAnswered(
-                query_id=req.query_id,
-                confidence=result.confidence,  # type: ignore[arg-type]
-                results=[
-                    RecallHit(
-                        memory_id=r.memory_id,
-                        text=r.text,
-                        score=r.score,
-                        explain=r.explain,
-                        source_turn_ids=r.source_turn_ids,
-                    )
-                    for r in result.results
-                ],
-            )
+            answer = await _answered(service, env, filters)
         correlation = env.correlation_id or req.query_id
         reply = make_event(
             answer,
@@ -423,3 +397,41 @@ def register_agents(
             time_check_for(settings, states),
         )
     return handles
+
+
+async def _answered(
+    service: Any, env: Envelope[Any], filters: RecallFilters | None
+) -> RecallAnswered:
+    """The recall's answer; a filter the namespace cannot satisfy (a tree node it does not
+    have) is an error in the answer, never a dropped request."""
+    req: RecallRequested = env.payload
+    try:
+        result = await service.recall(
+            env.namespace,
+            req.query,
+            k=req.k,
+            as_of=req.as_of,
+            include_superseded=req.include_superseded,
+            include_archived=req.include_archived,
+            session_id=env.session_id,
+            query_id=req.query_id,
+            wait=True,  # the topic is the queue: wait for a slot, never refuse
+            filters=filters,
+            now=req.at,
+        )
+        return RecallAnswered(
+            query_id=req.query_id,
+            confidence=result.confidence,  # type: ignore[arg-type]
+            results=[
+                RecallHit(
+                    memory_id=r.memory_id,
+                    text=r.text,
+                    score=r.score,
+                    explain=r.explain,
+                    source_turn_ids=r.source_turn_ids,
+                )
+                for r in result.results
+            ],
+        )
+    except EventValidationError as e:
+        return RecallAnswered(query_id=req.query_id, confidence="skipped", error=str(e))

@@ -308,6 +308,9 @@ def test_tier_category_kind_filters(store: RetrievalStore) -> None:
     assert found(tiers=["core", "peripheral"], categories=["fact"]) == ["core-fact", "peri-fact"]
     assert found(tiers="working") == ["work-pref"]
     assert found(tiers=["nonexistent"]) == []
+    # the category tree filter reaches the store as the ids under the node
+    assert found(memory_ids=["core-fact", "work-pref", "gone"]) == ["core-fact", "work-pref"]
+    assert found(memory_ids=["core-fact", "work-pref"], tiers=["core"]) == ["core-fact"]
 
 
 def test_validity_is_half_open(store: RetrievalStore) -> None:

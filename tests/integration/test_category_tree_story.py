@@ -107,7 +107,31 @@ def test_category_tree_through_every_door(settings: Settings, tmp_path: Path) ->
                 lambda t: any(n["path"] == node and n["count"] >= 2 for n in t["nodes"]),
             )
             assert tree["text"].startswith("- work ("), tree["text"]
-            print(tree["text"])
+
+            # recall: the tree path explains each result, and the tree filter narrows them
+            at = T0 + timedelta(hours=3)  # the evaluation time: the story's, not the clock's
+            question = "the Budget Tracker launch and where Rosa lives"
+            every = eventually(
+                lambda: mem.recall(question, namespace=ns, k=10, filters={"at": at})["results"],
+                lambda rs: len(rs) >= 3,
+            )
+            where = {r["memory_id"]: r["explain"]["tree_path"] for r in every}
+            assert all(where.values()), where
+            assert {p for p in where.values() if not p.startswith("work/projects")}, where
+            narrowed = mem.recall(
+                question, namespace=ns, k=10, filters={"tree": "Work/Projects", "at": at}
+            )
+            kept = {r["memory_id"]: r["explain"]["tree_path"] for r in narrowed["results"]}
+            assert kept and all(p == node for p in kept.values()), kept
+            assert narrowed["filters"] == {"tree": "work/projects"}
+            with pytest.raises(MemstreamError) as unknown:
+                mem.recall(question, namespace=ns, filters={"tree": "nowhere", "at": at})
+            assert unknown.value.path == "filters.tree" and "nowhere" in unknown.value.message
+
+            # the context call: the tree is part of what the agent always knows
+            block = mem.context(namespace=ns, budget=1000)
+            assert "## Category tree" in block["text"] and node.split("/")[-1] in block["tree"]
+            assert block["tokens"] <= 1000
             # one removed over HTTP (SDK): an automatic node, its memories go to the parent
             valencia = next(p for p in paths if p.endswith("/valencia"))
             mem.tree_remove(valencia, namespace=ns, occurred_at=T0 + timedelta(hours=2))

@@ -19,6 +19,8 @@ from memstream.core.category_tree import (
     prefixes,
     under,
 )
+from memstream.core.context_block import assemble
+from memstream.core.hot_memory import HotConfig, build_hot
 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
 CATEGORIES = ["fact", "preference", "correction", "decision", "principle", "commitment", "moment"]
@@ -121,3 +123,15 @@ def test_filter_prefix_is_closed_under_descent(ms: list[Placed], day: int) -> No
     for node in tree.nodes[:5]:
         inside = [m for m in ms if under(tree.place(m.category, m.subject, m.entities), node.path)]
         assert len(inside) == node.count
+
+
+@settings(max_examples=60, deadline=None)
+@given(memories(), st.integers(1, 300))
+def test_the_context_block_keeps_the_tree_within_the_budget(ms: list[Placed], budget: int) -> None:
+    tree = build_tree("ns", ms, [], None)
+    hot = build_hot("ns", [], None, HotConfig(), None)
+    block = assemble(hot, [], budget, None, tree.render())
+    rendered = tree.render().splitlines(keepends=True)
+    assert block.tree == rendered[: len(block.tree)], "cut from the last line"
+    if block.tree:
+        assert len(block.text) <= budget * 4 and "## Category tree" in block.text

@@ -14,6 +14,8 @@ from memstream.core.category_tree import (
     build_tree,
     normalize_path,
 )
+from memstream.core.recall_filters import parse as parse_filters
+from memstream.schemas.errors import EventValidationError
 
 T0 = datetime(2024, 5, 1, tzinfo=UTC)
 
@@ -94,3 +96,15 @@ def test_paths_are_normalised_and_bounded() -> None:
         normalize_path("a/b/c/d/e")
     with pytest.raises(ValueError, match="at least one"):
         normalize_path("/ /")
+
+
+def test_the_tree_recall_filter_is_a_normalised_path_or_an_error_naming_it() -> None:
+    assert parse_filters({"tree": "Work/Projects"}).tree == "work/projects"
+    assert parse_filters({"tree": "work", "tier": "core"}).as_dict() == {
+        "tiers": ["core"],
+        "tree": "work",
+    }
+    for bad in (3, "a/b/c/d/e", "/"):
+        with pytest.raises(EventValidationError) as info:
+            parse_filters({"tree": bad})
+        assert info.value.path == "filters.tree"

@@ -236,10 +236,13 @@ class Scope:
     categories: tuple[str, ...] | None = None
     kinds: tuple[str, ...] | None = None
     valid_at: float | None = None
+    # only these memories (a category tree filter resolved to its members)
+    memory_ids: tuple[str, ...] | None = None
+    _ids: frozenset[str] | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         _check_namespace(self.namespace)
-        for name in ("statuses", "tiers", "categories", "kinds"):
+        for name in ("statuses", "tiers", "categories", "kinds", "memory_ids"):
             value = getattr(self, name)
             if value is None:
                 continue
@@ -252,6 +255,8 @@ class Scope:
             object.__setattr__(self, name, value)
         if self.valid_at is not None and not math.isfinite(self.valid_at):
             raise ValueError("valid_at must be a finite epoch time")
+        if self.memory_ids is not None:  # admits() tests each hit against them
+            object.__setattr__(self, "_ids", frozenset(self.memory_ids))
 
     def admits(self, raw: Mapping[str, Any]) -> bool:
         """The same test in Python, on a stored payload: re-checks payloads read after the
@@ -259,7 +264,8 @@ class Scope:
         if raw.get(TENANT_FIELD) != self.namespace:
             return False
         for key, values in self.keyword_conditions():
-            if raw.get(key) not in values:
+            allowed = self._ids if key == "memory_id" and self._ids is not None else values
+            if raw.get(key) not in allowed:
                 return False
         if self.valid_at is not None:
             start, end = raw.get("valid_from"), raw.get("valid_until")
@@ -276,6 +282,7 @@ class Scope:
             ("tier", self.tiers),
             ("category", self.categories),
             ("kind", self.kinds),
+            ("memory_id", self.memory_ids),
         ]
         return [(k, v) for k, v in pairs if v is not None]
 
@@ -576,13 +583,14 @@ class RetrievalStore(ABC):
         kinds: Sequence[str] | None = None,
         valid_at: float | None = None,
         candidates: int | None = None,
+        memory_ids: Sequence[str] | None = None,
     ) -> list[Hit]:
         """Hybrid search: both channels under the same store-side filter, fused by RRF.
 
         ``candidates`` is how deep each channel is read before fusion (default
         ``max(4 * limit, 40)``): deeper finds more agreement between channels.
         """
-        scope = _scope(namespace, statuses, tiers, categories, kinds, valid_at)
+        scope = _scope(namespace, statuses, tiers, categories, kinds, valid_at, memory_ids)
         _check_limit(limit)
         depth = candidates if candidates is not None else max(4 * limit, 40)
         _check_limit(depth)
@@ -602,8 +610,9 @@ class RetrievalStore(ABC):
         categories: Sequence[str] | None = None,
         kinds: Sequence[str] | None = None,
         valid_at: float | None = None,
+        memory_ids: Sequence[str] | None = None,
     ) -> list[Hit]:
-        scope = _scope(namespace, statuses, tiers, categories, kinds, valid_at)
+        scope = _scope(namespace, statuses, tiers, categories, kinds, valid_at, memory_ids)
         _check_limit(limit)
         hits, _ = self.query_channels(scope, dense_list(dense, self.spec.dim), None, limit)
         return self._hits(scope, rank_channel(DENSE, hits))
@@ -619,8 +628,9 @@ class RetrievalStore(ABC):
         categories: Sequence[str] | None = None,
         kinds: Sequence[str] | None = None,
         valid_at: float | None = None,
+        memory_ids: Sequence[str] | None = None,
     ) -> list[Hit]:
-        scope = _scope(namespace, statuses, tiers, categories, kinds, valid_at)
+        scope = _scope(namespace, statuses, tiers, categories, kinds, valid_at, memory_ids)
         _check_limit(limit)
         if not sparse:
             return []
@@ -717,6 +727,7 @@ def _scope(
     categories: Sequence[str] | None,
     kinds: Sequence[str] | None,
     valid_at: float | None,
+    memory_ids: Sequence[str] | None = None,
 ) -> Scope:
     return Scope(
         namespace=namespace,
@@ -725,4 +736,5 @@ def _scope(
         categories=_tuple_or_none(categories),
         kinds=_tuple_or_none(kinds),
         valid_at=None if valid_at is None else float(valid_at),
+        memory_ids=_tuple_or_none(memory_ids),
     )
