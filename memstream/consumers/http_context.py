@@ -17,7 +17,7 @@ from memstream.core.hot_memory import HotBlock, HotConfig, build_hot
 from memstream.projections.hot_queries import CANDIDATES as _CANDIDATES
 from memstream.projections.hot_queries import NOW as _NOW
 from memstream.projections.hot_queries import params as _params
-from memstream.projections.tree_queries import TreeIndex
+from memstream.projections.tree_queries import TreeIndex, reader
 from memstream.schemas.errors import EventValidationError
 
 
@@ -29,7 +29,7 @@ class ContextRoutes:
     async def tree(self, namespace: str) -> str:
         """The namespace's category tree, rendered (kept until its memories change)."""
         if self.trees is None:
-            self.trees = TreeIndex(self.memory._duck().rows)
+            self.trees = TreeIndex(reader(self.memory._duck()))
         tree = await asyncio.to_thread(self.trees.tree, namespace)
         return tree.render()
 

@@ -15,7 +15,7 @@ from aiohttp import web
 from memstream.consumers.http_api import json_response, read_json
 from memstream.core.category_tree import CategoryTree, TreeConfig, normalize_path
 from memstream.core.event_time import event_time_error
-from memstream.projections.tree_queries import load_tree
+from memstream.projections.tree_queries import load_tree, reader
 from memstream.schemas._fields import utc_now
 from memstream.schemas.envelope import NAMESPACE_RE, make_event
 from memstream.schemas.errors import EventValidationError
@@ -58,7 +58,7 @@ class TreeRoutes:
 
     async def tree(self, namespace: str, at: datetime | None = None) -> CategoryTree:
         duck = self.memory._duck()
-        return await asyncio.to_thread(load_tree, duck.rows, namespace, TreeConfig(), at)
+        return await asyncio.to_thread(load_tree, reader(duck), namespace, TreeConfig(), at)
 
     async def show(self, request: web.Request) -> web.Response:
         async def run() -> web.Response:

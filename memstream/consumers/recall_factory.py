@@ -12,7 +12,7 @@ from memstream.consumers.recall_pool import RecallPool
 from memstream.core.sparse import BM25Encoder
 from memstream.infra.settings import Settings
 from memstream.projections.factory import embedder
-from memstream.projections.tree_queries import TreeIndex
+from memstream.projections.tree_queries import TreeIndex, reader
 
 
 def recall_service_for(
@@ -52,5 +52,5 @@ def recall_service_for(
         pairs=pairs,
         publish=publish,
         pool=RecallPool(settings.recall_threads, settings.recall_max_pending),
-        trees=TreeIndex(duck.rows) if duck is not None else None,
+        trees=TreeIndex(reader(duck)) if duck is not None else None,
     )

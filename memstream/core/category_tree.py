@@ -27,11 +27,12 @@ or has no path when its root is gone.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 SEGMENT_MAX = 40
 MAX_DEPTH = 4
@@ -49,15 +50,14 @@ class TreeConfig:
     idle_days: int = 60
 
 
-@dataclass(frozen=True, slots=True)
-class Placed:
-    """What placement reads of a memory (or of several alike: ``count``)."""
+class Placed(NamedTuple):  # a tuple: a namespace has thousands, built on every change
+    """What placement reads of a memory (or of ``alike`` memories with the same fields)."""
 
     category: str
     subject: str | None
     entities: tuple[str, ...]
     last_use: datetime
-    count: int = 1
+    alike: int = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +93,7 @@ class Node:
         }
 
 
+@functools.lru_cache(maxsize=65_536)  # names repeat across a namespace's memories
 def slug(text: str) -> str:
     """One path segment: lowercase letters, digits and dashes, at most 40 characters."""
     return _NOT_SLUG.sub("-", text.lower()).strip("-")[:SEGMENT_MAX].strip("-")
@@ -141,7 +142,7 @@ class UserNodes:
     removed: frozenset[str] = frozenset()
 
     def hidden(self, path: str) -> bool:
-        return any(p in self.removed for p in prefixes(path))
+        return bool(self.removed) and any(p in self.removed for p in prefixes(path))
 
 
 def fold_edits(edits: Iterable[NodeEdit]) -> UserNodes:
@@ -285,6 +286,7 @@ def build_tree(
             if p not in last or at > last[p]:
                 last[p] = at
 
+    at_path: dict[str, tuple[int, datetime]] = {}  # memories by the node they belong to
     for m in memories:
         path: str | None = natural_path(
             m.category, m.subject, m.entities, by_leaf, config.max_depth
@@ -292,10 +294,13 @@ def build_tree(
         while path is not None and user.hidden(path):
             path = _parent(path)
         if path is None:
-            unplaced += m.count
+            unplaced += m.alike
             continue
-        placed += m.count
-        use(path, m.last_use, m.count)
+        placed += m.alike
+        before, at = at_path.get(path, (0, m.last_use))
+        at_path[path] = (before + m.alike, max(at, m.last_use))
+    for path, (alike, at) in at_path.items():
+        use(path, at, alike)
     for path, at in user.added.items():
         if len(path.split("/")) <= config.max_depth and not user.hidden(path):
             use(path, at, 0)

@@ -7,24 +7,40 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from memstream.core.category_tree import CategoryTree, NodeEdit, Placed, TreeConfig, build_tree
 from memstream.projections.hot_queries import NOW
 
 Query = Callable[[str, list[Any]], list[dict[str, Any]]]
+SEP = chr(31)  # joins a memory's entities in MEMORIES (control characters never reach one)
+#: rows a tree query may read: every kind of memory of a namespace, never a truncated set
+MAX_ROWS = 10_000_000
+
+
+def reader(duck: Any) -> Query:
+    """The projection's read-only query, as dicts, without the 10,000-row cap of ad hoc SQL."""
+
+    def query(sql: str, params: list[Any]) -> list[dict[str, Any]]:
+        columns, rows = duck.user_query(sql, MAX_ROWS, params)
+        return [dict(zip(columns, row, strict=True)) for row in rows]
+
+    return query
+
 
 # Memories alike for placement are one row, so the tree costs by kinds of memory, not by
-# memories; a memory's last use is its creation or its latest access (event time).
+# memories; a memory's last use is its creation or its latest access (event time). Epoch
+# seconds and a joined entity list: converting zoned timestamps and lists row by row cost
+# more than the query.
 MEMORIES = """
 WITH u AS (SELECT memory_id, max(occurred_at) AS last_access FROM access_hits
            WHERE namespace = ? GROUP BY memory_id)
-SELECT m.category, m.subject, m.entities, count(*) AS n,
-       max(greatest(m.created_at, coalesce(u.last_access, m.created_at))) AS last_use
+SELECT m.category, m.subject, array_to_string(m.entities, chr(31)) AS entities, count(*) AS n,
+       epoch(max(greatest(m.created_at, coalesce(u.last_access, m.created_at)))) AS last_use
 FROM memories m LEFT JOIN u USING (memory_id)
 WHERE m.namespace = ? AND m.status = 'active'
-GROUP BY ALL ORDER BY n DESC, last_use DESC, m.category, m.subject, m.entities
+GROUP BY ALL
 """
 # the user's node events in log order (a namespace lives on one partition)
 EDITS = """
@@ -52,9 +68,9 @@ def load_tree(
         Placed(
             category=str(r["category"]),
             subject=r["subject"],
-            entities=tuple(r["entities"] or ()),
-            last_use=r["last_use"],
-            count=int(r["n"]),
+            entities=tuple(r["entities"].split(SEP)) if r["entities"] else (),
+            last_use=datetime.fromtimestamp(r["last_use"], UTC),
+            alike=int(r["n"]),
         )
         for r in rows
     ]

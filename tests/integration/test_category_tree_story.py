@@ -140,6 +140,13 @@ def test_category_tree_through_every_door(settings: Settings, tmp_path: Path) ->
                 lambda t: valencia not in {n["path"] for n in t["nodes"]},
             )
 
+            # the 60-day rule on event time: a dry report of what it leaves out by then
+            later = (T0 + timedelta(days=90)).isoformat()
+            pruned = cli(own, "ka", "tree", "prune", "--namespace", ns, "--at", later)
+            assert pruned.returncode == 0, pruned.stderr
+            assert "idle for over 60 days" in pruned.stdout and "relationship" in pruned.stdout
+            assert mem.tree(namespace=ns)["pruned"] == []  # nothing written: now is unchanged
+
             # another namespace's key: refused at every door, nothing published
             for call in (
                 lambda: eve.tree(namespace=ns),
