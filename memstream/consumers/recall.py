@@ -39,11 +39,14 @@ from memstream.core.recall_gate import (
 from memstream.core.scoring import Candidate, ScoringContext, score_all
 from memstream.core.sparse import BM25Encoder
 from memstream.core.standing_instructions import (
+    MIN_MATCH,
     POSITION,
+    PREFERENCE_MATCH,
     Applicable,
     best_applicable,
     condition_of,
     is_lookup,
+    preference_of,
 )
 from memstream.projections.retrieval import Hit, RetrievalStore
 from memstream.schemas._fields import utc_now
@@ -343,9 +346,10 @@ class RecallService:
             if subqueries == [query]
             else np.asarray(self.embedder.embed([query])[0], dtype=np.float64)
         )
-        rule = self._standing(namespace, query, whole, states, hits, admit)
-        if rule is not None:
-            answer = _with_rule(answer, rule, k)
+        rules = self._standing(namespace, query, whole, states, hits, admit)
+        for n, rule in enumerate(rules):
+            answer = _with_rule(answer, rule, k, POSITION + n)
+        applied = {r.memory_id: r for r in rules}
         answered = [mid for mid, _s, _r in answer]
         links = links_between(answered, {m: states[m].relations for m in answered})
         results = [
@@ -375,11 +379,11 @@ class RecallService:
                     **(
                         {
                             "standing_instruction": {
-                                "condition": rule.condition,
-                                "match": round(rule.match, 6),
+                                "condition": applied[mid].condition,
+                                "match": round(applied[mid].match, 6),
                             }
                         }
-                        if rule is not None and mid == rule.memory_id
+                        if mid in applied
                         else {}
                     ),
                     **(
@@ -432,37 +436,46 @@ class RecallService:
         states: dict[str, MemoryState],
         hits: dict[str, Hit],
         admit: Callable[[str], bool],
-    ) -> Applicable | None:
-        """The standing instruction the request falls under (``core.standing_instructions``):
-        the user's rules in the namespace, matched by their condition. ``states`` and
-        ``hits`` gain it."""
+    ) -> list[Applicable]:
+        """The standing instruction and the stated preference the request falls under
+        (``core.standing_instructions``): the user's rules matched by their condition, the
+        preferences by what they are about. ``states`` and ``hits`` gain them."""
         if is_lookup(query):
-            return None
+            return []
         found = self.store.search(
             namespace,
             qv,
             self.sparse.encode_query(query),
             limit=RULES_SEARCHED,
             statuses=("active",),
-            categories=["principle"],
+            categories=["principle", "preference"],
         )
         rules: dict[str, tuple[MemoryState, Hit, str]] = {}
+        prefs: dict[str, tuple[MemoryState, Hit, str]] = {}
         for h in found:
             st = states.get(h.memory_id) or from_json(h.payload.extra["state"])
             cond = condition_of(st.text)
+            what = preference_of(st.text) if cond is None and st.category == "preference" else None
             if cond is not None:
                 rules[h.memory_id] = (st, h, cond)
-                states.setdefault(h.memory_id, st)  # admit() reads the state
-        rules = {mid: r for mid, r in rules.items() if admit(mid)}
-        if not rules:
-            return None
-        vectors = self._vectors([c for _s, _h, c in rules.values()], list(rules))
-        best = best_applicable(
-            [(mid, c, _cosine(qv, vectors[mid])) for mid, (_s, _h, c) in rules.items()]
-        )
-        if best is not None:
-            hits.setdefault(best.memory_id, rules[best.memory_id][1])
-        return best
+            elif what is not None:
+                prefs[h.memory_id] = (st, h, what)
+            else:
+                continue
+            states.setdefault(h.memory_id, st)  # admit() reads the state
+        out = []
+        for group, floor in ((rules, MIN_MATCH), (prefs, PREFERENCE_MATCH)):
+            group = {mid: r for mid, r in group.items() if admit(mid)}
+            if not group:
+                continue
+            vectors = self._vectors([c for _s, _h, c in group.values()], list(group))
+            best = best_applicable(
+                [(mid, c, _cosine(qv, vectors[mid])) for mid, (_s, _h, c) in group.items()], floor
+            )
+            if best is not None:
+                hits.setdefault(best.memory_id, group[best.memory_id][1])
+                out.append(best)
+        return out
 
     def _tree_members(
         self,
@@ -556,17 +569,20 @@ def _archived_below(scored: Sequence[Any], states: dict[str, MemoryState]) -> li
     return sorted(out, key=lambda s: (-s.score, s.memory_id))
 
 
-#: candidates of category principle a recall reads for standing instructions
+#: candidates (principles and preferences) a recall reads for standing instructions
 RULES_SEARCHED = 20
 
 
 def _with_rule(
-    answer: list[tuple[str, float, Reached | None]], rule: Applicable, k: int
+    answer: list[tuple[str, float, Reached | None]],
+    rule: Applicable,
+    k: int,
+    position: int = POSITION,
 ) -> list[tuple[str, float, Reached | None]]:
     """``answer`` with the rule at POSITION (moved up if it was lower), scored as the result
     it precedes so scores stay in rank order; at most ``k``."""
     rest = [a for a in answer if a[0] != rule.memory_id]
-    at = min(POSITION, len(rest))
+    at = min(position, len(rest))
     if any(a[0] == rule.memory_id for a in answer[:at]):
         return answer[:k]
     score = rest[at][1] if at < len(rest) else (rest[-1][1] if rest else 0.0)

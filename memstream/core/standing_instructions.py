@@ -1,12 +1,16 @@
 """Standing instructions: rules the user gave the assistant for a kind of request ("always
-include version numbers when I ask about libraries"), and which of them a query falls under.
+include version numbers when I ask about libraries") and stated preferences ("I prefer
+e-books for their portability"), and which of them a query falls under.
 
 Such a rule rarely shares words with the request it governs ("which libraries does this
 project use?" does not say "version"), so ranking by similarity to the memory's whole text
 leaves it far down (BEAM dev: ranks 40 to 150). Recall matches the query against the rule's
 *condition* instead (what follows "when <user> asks about") and, when one applies, places
 the best such rule among the first results (``consumers.recall``), so the agent sees the
-rule with the request it governs.
+rule with the request it governs. A preference is matched by what it is about ("e-books for
+their portability" for "suggest some books for my trip") and placed after the rule, with a
+higher floor: it has no condition, so a looser match would push it into every request on
+its topic.
 
 A question about what was said or done ("what did I mention...", "how many times did I...")
 is a lookup, not a request a rule governs: it gets no rule.
@@ -36,7 +40,10 @@ _LOOKUP: Final = re.compile(
 #: embedder; chosen on BEAM dev with WordLlama: 0.2 admits the rule for 8 of 10 requests it
 #: governs and for few others)
 MIN_MATCH: Final = 0.2
-#: where the rule goes in the answer: after the two best results, so it costs them nothing
+#: the floor for a preference, matched by what it is about (BEAM dev: 0.2 to 0.3 the same,
+#: preference following +0.05 and no other ability moved; the higher one kept)
+PREFERENCE_MATCH: Final = 0.3
+#: where the rule goes in the answer (a preference goes after it): after the two best results, so it costs them nothing
 POSITION: Final = 2
 
 
@@ -54,6 +61,15 @@ def condition_of(text: str) -> str | None:
         return None
     m = _CONDITION.search(text)
     return m.group("cond").strip() if m else None
+
+
+_PREFERENCE: Final = re.compile(r"^\S+(?: \S+)? prefers (?P<what>\S.*?)[.!]?$")
+
+
+def preference_of(text: str) -> str | None:
+    """What a stated preference is about ("sneakers with a sleek, modern look"), or None."""
+    m = _PREFERENCE.match(text)
+    return m.group("what") if m else None
 
 
 def is_lookup(query: str) -> bool:

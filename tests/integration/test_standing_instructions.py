@@ -2,7 +2,8 @@
 extractor, through the broker: "always include version numbers when I ask about software
 libraries" is among the first results for "which libraries does this project use?" (no word
 in common with the rule but its condition), with the matched condition in ``explain``; a
-question about what was said gets no rule, nor does a request no rule covers."""
+question about what was said gets no rule, nor does a request no rule covers. A stated
+preference comes with a request on what it is about ("suggest some books for my trip")."""
 
 from __future__ import annotations
 
@@ -28,6 +29,8 @@ CHATTER = [
     "Next I want to add CSV export for the transactions table.",
     "We went hiking in the Serra da Estrela at the weekend.",
     "I prefer dark mode in every editor I use.",
+    "I prefer e-books for their portability, do you have any tips for reading on a tablet?",
+    "My reading group meets on Thursdays at the library café.",
 ]
 RULE = "Always include version numbers when I ask about software libraries or dependencies."
 
@@ -52,6 +55,10 @@ def test_the_rule_comes_with_the_request_it_governs(
         assert first, ranked
         rule = first[0]["explain"]["standing_instruction"]
         assert "libraries" in rule["condition"] and rule["match"] >= 0.2, rule
+
+        books = mem.recall("Can you suggest some books for my holiday trip?", namespace=ns, k=5)
+        liked = [r for r in books["results"][:4] if "e-books" in r["text"]]
+        assert liked and "standing_instruction" in liked[0]["explain"], books["results"]
 
         # a lookup of what was said: no rule is pushed in
         said = mem.recall("What did I say about the email bug?", namespace=ns, k=5)

@@ -308,6 +308,29 @@ def test_relative_and_explicit_dates(said: str, expected_text: str, valid_from: 
     assert fact.kind == "episode"
 
 
+def test_a_statement_before_a_closing_question_is_kept_whole() -> None:
+    # cut at the first comma it lost its object ("User prefers sneakers with a sleek")
+    said = "I prefer sneakers with a sleek, modern look in neutral colors, do you have any ideas?"
+    assert texts(said) == ["User prefers sneakers with a sleek, modern look in neutral colors"]
+    said = "I prefer writing in the mornings, as I'm most focused then, can you help me plan?"
+    assert texts(said) == ["User prefers writing in the mornings, as User is most focused then"]
+
+
+def test_you_know_is_an_interjection_not_the_listener() -> None:
+    said = (
+        "I prefer a balanced approach, you know, using AI for screening but humans for interviews."
+    )
+    assert texts(said) == [
+        "User prefers a balanced approach, using AI for screening but humans for interviews"
+    ]
+
+
+def test_a_task_by_a_date_is_due_then() -> None:
+    fact = only("I need to renew my passport by Friday.")
+    assert fact.category == "commitment" and fact.text.endswith("by 12 May 2023")
+    assert fact.valid_from is None and fact.valid_until == day(2023, 5, 13)  # its due date
+
+
 def test_until_sets_valid_until_to_the_end_of_that_day() -> None:
     fact = only("I'm in Paris until Friday.")
     assert fact.text == "User is in Paris until 12 May 2023"

@@ -12,6 +12,7 @@ from memstream.core.standing_instructions import (
     best_applicable,
     condition_of,
     is_lookup,
+    preference_of,
 )
 
 
@@ -26,6 +27,14 @@ def test_not_a_rule() -> None:
     assert condition_of("Sam prefers concise answers") is None
     assert condition_of("Sam wants to know how to draw a card when Sam asks about it") is None
     assert condition_of("Sam wants the assistant to always be kind") is None  # no condition
+
+
+def test_preference_of() -> None:
+    assert (
+        preference_of("Sam prefers e-books for their portability")
+        == "e-books for their portability"
+    )
+    assert preference_of("Sam wants to know how to draw a card") is None
 
 
 def test_lookups() -> None:

@@ -190,8 +190,31 @@ def _rewrite_request(body: str, raw: str, confidence: float, head: str) -> Claim
     return None
 
 
+# "I prefer sneakers in neutral colours, do you have any ideas?": the statement is all of
+# what comes before the closing question, commas and all (cut at the first comma it lost
+# its object: "Sam prefers sneakers with a sleek")
+_CLOSING_ASK = re.compile(
+    r"^(?P<stmt>.+?),\s*(?:so\s+|and\s+|but\s+)?(?:can|could|would|will|do|does|should|"
+    r"shall|is|are|any|what|how|which|where|who)\b[^,]*$",
+    re.IGNORECASE,
+)
+# "..., you know, ...": an interjection, not the listener (whom the claim would then be
+# about, and dropped)
+_INTERJECTION = re.compile(r",\s*(?:you know|you see|ya know|y'know),\s*", re.IGNORECASE)
+
+
 def _question_content(body: str) -> str | None:
     """The statement inside a question ("..., since I moved to Boston?"), if any."""
+    closing = _CLOSING_ASK.match(body)
+    if closing:
+        stmt = closing.group("stmt").strip()
+        if (
+            FIRST_PERSON.match(stmt)
+            and not WONDER.match(stmt)
+            and not QUESTION_START.match(stmt)
+            and not REASON_CLAUSE.match(stmt)
+        ):
+            return stmt
     reason = REASON_CLAUSE.search(body)
     if reason:
         return reason.group(1)
@@ -214,6 +237,8 @@ def user_claims(sentence: str, names: frozenset[str]) -> list[Claim]:
         if raw.isupper() and sum(ch.isalpha() for ch in raw) > 3:
             raw = raw.lower()  # shouting: case carries no names here, and "I'M" breaks the rules
         body = _body(raw, names)
+        if "," in body and ("know" in body or "see" in body):
+            body = _INTERJECTION.sub(", ", body)
         words, worded = claim_words(body), body
         if not body or is_filler_words(words):
             continue
