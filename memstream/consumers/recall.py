@@ -114,6 +114,12 @@ class RecallResult:
             "results": [r.as_dict() for r in self.results],
             # what the answer was limited to, so a caller sees its filters were applied
             **({"filters": self.details["filters"]} if "filters" in self.details else {}),
+            # how a compound question was asked, part by part (core.decompose)
+            **(
+                {"subqueries": self.details["subqueries"]}
+                if len(self.details.get("subqueries", ())) > 1
+                else {}
+            ),
         }
 
 

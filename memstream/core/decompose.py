@@ -9,6 +9,11 @@ parts that name nobody are replaced by that name, so each part retrieves on its 
 "what does she do?" becomes "what does Ana do?", "her job" "Ana's job". "her" reads as
 possessive when a content word follows it. At most ``MAX_PARTS`` parts are returned.
 
+A question asked of two people at once ("Where are Lena and Tomas each travelling?", "What
+do Ana and Bob both like?") is asked of each: one part per person, the pair and its
+"each" / "both" / "respectively" replaced by the one name, so the memories about either
+person compete on their own (together the pair's words favour memories naming both).
+
 ``rrf_merge`` fuses the parts' rankings with reciprocal rank fusion, the same
 ``1 / (k + rank)`` with ``k = 60`` the store uses for its channels.
 """
@@ -42,6 +47,7 @@ _PRONOUN_RE: Final = re.compile(
 )
 _POSSESSIVE: Final = frozenset({"his", "their"})
 _TWO_WORDS_RE: Final = re.compile(r"\w+\W+\w")
+_EACH_RE: Final = re.compile(r"\b(?:each|both|respectively)\b", re.IGNORECASE)
 
 
 def _clean(part: str) -> str:
@@ -96,12 +102,33 @@ def decompose(query: str) -> list[str]:
             continue
         parts.extend(p for p in _split_and(piece) if p)
     parts = _distinct(parts)[:MAX_PARTS]
+    if len(parts) == 1:
+        parts = _per_person(parts[0]) or parts
     if len(parts) > 1:
         subjects = _names(parts[0])
         if len(subjects) == 1:
             rest = [p if _names(p) else _resolve(p, subjects[0]) for p in parts[1:]]
             parts = _distinct([parts[0], *rest])
     return parts or [text]
+
+
+def _per_person(question: str) -> list[str]:
+    """ "Where are Lena and Tomas each travelling?" -> one question per person, or []."""
+    if not _EACH_RE.search(question):
+        return []
+    names = _names(question)
+    if len(names) != 2:
+        return []
+    pair = re.compile(
+        rf"\b{re.escape(names[0])}\s+and\s+{re.escape(names[1])}('s)?(?:\s+(?:each|both))?\b"
+    )
+    if not pair.search(question):
+        return []
+    out = []
+    for name in names:
+        asked = pair.sub(lambda m, name=name: name + (m[1] or ""), question)  # type: ignore[misc]
+        out.append(re.sub(r"\s{2,}", " ", _EACH_RE.sub("", asked)).strip())
+    return out
 
 
 def _distinct(parts: list[str]) -> list[str]:

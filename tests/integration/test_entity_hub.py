@@ -50,6 +50,15 @@ def test_one_entity_under_two_names_with_its_timeline(
         listed = {e["name"]: e for e in mem.entities(namespace=ns)["entities"]}
         # counted from the memories' entity lists (the timeline also finds mentions in text)
         assert listed["Melanie"]["memories"] >= 2 and "Mel" in listed["Melanie"]["aliases"]
+        # a question of two people at once is asked of each (core.decompose), so each
+        # person's memories compete on their own
+        while len(mem.get_all(user_id=ns)["results"]) < len(sessions):
+            assert time.monotonic() < deadline + 45, mem.get_all(user_id=ns)
+            time.sleep(0.5)
+        both = mem.recall("What news did Melanie and Okafor each have?", namespace=ns, k=4)
+        assert both["subqueries"] == ["What news did Melanie have?", "What news did Okafor have?"]
+        found = " ".join(r["text"] for r in both["results"])
+        assert "Okafor" in found and ("Lisbon" in found or "pottery" in found), found
     out = memstream(settings, "entity", "Melanie", "--namespace", ns)
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith("Melanie (also Mel): 3 memories"), out.stdout

@@ -299,3 +299,16 @@ def test_a_named_time_moves_weight_to_event_time() -> None:
     assert plain.event_time == 0.0 and timed.event_time == TIME_SHARE
     assert math.isclose(sum(timed.weights().values()), 1.0)
     assert timed.relevance < PROFILES["temporal"].relevance  # taken in proportion
+
+
+def test_a_question_of_two_people_at_once_is_asked_of_each() -> None:
+    assert decompose("What pets do Lena and Tomas each have?") == [
+        "What pets do Lena have?",
+        "What pets do Tomas have?",
+    ]
+    assert decompose("Did Lena and Tomas both go to the wedding?") == [
+        "Did Lena go to the wedding?",
+        "Did Tomas go to the wedding?",
+    ]
+    # without "each" / "both" the pair is one subject
+    assert decompose("What did Ana and Bob eat?") == ["What did Ana and Bob eat?"]
