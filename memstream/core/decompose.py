@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Final
 
 from memstream.core.signals import scan
@@ -126,9 +126,14 @@ def _per_person(question: str) -> list[str]:
         return []
     out = []
     for name in names:
-        asked = pair.sub(lambda m, name=name: name + (m[1] or ""), question)  # type: ignore[misc]
+        asked = pair.sub(_one_of(name), question)
         out.append(re.sub(r"\s{2,}", " ", _EACH_RE.sub("", asked)).strip())
     return out
+
+
+def _one_of(name: str) -> Callable[[re.Match[str]], str]:
+    """The pair ("Lena and Tomas", "Lena and Tomas's") replaced by one of them."""
+    return lambda m: name + (m[1] or "")
 
 
 def _distinct(parts: list[str]) -> list[str]:
