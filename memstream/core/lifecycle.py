@@ -33,16 +33,23 @@ Public API
 ``plan_decay``, ``plan_rehearsal``, ``plan_expiry`` (memories, at, config) and
 ``plan_forgetting``, ``plan_consolidation`` (memories, vectors, at, config),
 ``plan_summaries``, ``plan_archival`` (memories, at, config).
-``retention(memory, at, config) -> float``
+``retention(memory, at, config) -> float`` (on the tier's clock), ``tier_rate(memory, config)``
 
 Steps, with action ``kind`` and the event the shell writes for it:
 
 1. ``plan_decay``: Q drifts toward 0.5 (``core.qlearning.utility_decay``) over the days
    since the later of last access, last Q update and creation; retention is recomputed:
-   Weibull ``exp(-(t / (120 S))^1.5)`` or FSRS ``(1 + t / (9 S))^-1``, t = days since last
-   access (or creation), S = stability. kind ``decay`` (``q_after`` when Q moved by at
-   least ``min_change``: ``QValueUpdated``; ``retention_after``: the shell's projection).
-2. ``plan_rehearsal``: retention < 0.3 and still useful (Q >= 0.5 or importance >= 0.6):
+   Weibull ``exp(-(t / (120 S))^1.5)`` or FSRS ``(1 + t / (9 S))^-1`` (``retention_model``,
+   the ``retention_model`` setting), S = stability, t = days since last access (or
+   creation) times the tier's rate (``tier_rate``): the design's working 10x, episodic 3x,
+   semantic 1x, dormant frozen, mapped as trivia (importance < 0.3) in the working tier
+   10x, the rest of the working tier 3x, core 1x, peripheral frozen (no decay, no
+   rehearsal). FSRS keeps the exponent -1 (FSRS v4): with the factor 1/9 it is what makes
+   S the days until retention 0.9; -2 with the same factor would give 0.81 there.
+   kind ``decay`` (``q_after`` when Q moved by at least ``min_change``: ``QValueUpdated``;
+   ``retention_after``: the shell's projection).
+2. ``plan_rehearsal``: retention < 0.3 (on the tier's clock) and still useful (Q >= 0.5 or
+   importance >= 0.6):
    stability x1.5, or enough to bring retention back to 0.5 if more, at most
    ``max_stability``; at most ``max_rehearsals`` per cycle, most useful first. kind
    ``reinforce`` (``MemoryReinforced``, reason ``rehearsal``).
@@ -58,7 +65,8 @@ Steps, with action ``kind`` and the event the shell writes for it:
    ``redundancy``: cosine > 0.9 within namespace and category, not append categories,
    not about distinct items (see step 5): the lower-utility side;
    ``capacity``: live memories of a namespace above ``capacity_of(namespace)``
-   (summaries not counted): the lowest utility first.
+   (summaries not counted; the ``memory_capacity`` setting, 10,000 by default, 0 for no
+   limit): the lowest utility first.
 5. ``plan_consolidation``: merge categories (preference, entity, principle, and facts
    with the same subject) cluster by cosine > 0.85 within namespace and category, around
    the most useful memory, joining only if compatible with every member (same subject
@@ -72,7 +80,8 @@ Steps, with action ``kind`` and the event the shell writes for it:
    gets a summary memory -> ``create`` (``MemoryCreated``, category ``summary``,
    subject = the category); skipped when a summary of it was created at or after its
    newest member; an older summary is superseded by the new one.
-7. ``plan_archival``: older than 90 days, importance < 0.3, accessed <= 2 times, and
+7. ``plan_archival``: older than 90 days, importance < 0.3 (trivia on the extractor's
+   spectrum, ``core.importance``), accessed <= 2 times, and
    the category not commitment, preference, decision, principle, correction or
    summary -> ``archive``.
 
@@ -125,6 +134,12 @@ class LifecycleConfig:
     # 1. decay and retention
     decay_rate: float = 0.01
     retention_model: Literal["weibull", "fsrs"] = "weibull"
+    # per-tier decay rates: how many days of forgetting a day without use counts for (see
+    # ``tier_rate``); 0 freezes a memory (no decay, no rehearsal)
+    rate_working: float = 10.0  # trivia (importance < archive_importance_below), working tier
+    rate_episodic: float = 3.0  # the rest of the working tier: new, not yet proven
+    rate_semantic: float = 1.0  # core tier: proven knowledge
+    rate_dormant: float = 0.0  # peripheral tier: out of the way, frozen
     weibull_scale_days: float = 120.0
     weibull_shape: float = 1.5
     fsrs_scale_days: float = 9.0
@@ -336,8 +351,32 @@ def _since_use(m: MemoryView) -> datetime:
     )
 
 
+def tier_rate(m: MemoryView, config: LifecycleConfig = LifecycleConfig()) -> float:
+    """How fast ``m`` forgets, by the design's four tiers mapped onto this project's
+    (``core.tiers.SCHEME``): peripheral is dormant (frozen), core is semantic (1x), the
+    working tier is episodic (3x), and trivia in it (importance under the archival
+    threshold: small talk) is the design's working memory (10x)."""
+    if m.tier == "peripheral":
+        return config.rate_dormant
+    if m.tier == "core":
+        return config.rate_semantic
+    if m.importance < config.archive_importance_below:
+        return config.rate_working
+    return config.rate_episodic
+
+
+def _forgetting_days(m: MemoryView, at: datetime, config: LifecycleConfig) -> float:
+    return _days(_since_use(m), at) * max(tier_rate(m, config), 0.0)
+
+
 def retention(m: MemoryView, at: datetime, config: LifecycleConfig = LifecycleConfig()) -> float:
-    return retention_for(m.stability, _days(_since_use(m), at), config)
+    """Retention at ``at`` on the tier's clock; a frozen (dormant) memory keeps the value it
+    was last given, or its semantic-rate value when it never had one."""
+    if tier_rate(m, config) <= 0.0:
+        if m.retention is not None:
+            return m.retention
+        return retention_for(m.stability, _days(_since_use(m), at) * config.rate_semantic, config)
+    return retention_for(m.stability, _forgetting_days(m, at, config), config)
 
 
 def retention_for(stability: float, days: float, config: LifecycleConfig) -> float:
@@ -431,8 +470,8 @@ def plan_decay(
 ) -> StepResult:
     planned: list[tuple[float, Action]] = []
     for m in memories:
-        if not m.eligible:
-            continue
+        if not m.eligible or tier_rate(m, config) <= 0.0:
+            continue  # frozen: a dormant memory neither decays nor drifts
         days = _days(_latest(m.last_access, m.last_q_update, m.created_at), at)
         q_after = utility_decay(m.q_value, days, config.decay_rate)
         r = retention(m, at, config)
@@ -448,6 +487,8 @@ def plan_decay(
             "retention_after": _r(r),
             "model": config.retention_model,
             "stability": _r(m.stability),
+            "tier": m.tier,
+            "tier_rate": _r(tier_rate(m, config)),
         }
         action = Action(
             "decay",
@@ -477,7 +518,9 @@ def plan_rehearsal(
     for m in chosen:
         if m.q_value < config.rehearse_q_min and m.importance < config.rehearse_importance_min:
             continue
-        days = _days(_since_use(m), at)
+        if tier_rate(m, config) <= 0.0:
+            continue  # frozen: nothing fades, nothing to rehearse
+        days = _forgetting_days(m, at, config)
         before = retention_for(m.stability, days, config)
         if before >= config.rehearse_below:
             continue
@@ -493,7 +536,8 @@ def plan_rehearsal(
             "stability_after": _r(after),
             "q_value": _r(m.q_value),
             "importance": _r(m.importance),
-            "days_since_use": _r(days),
+            "days_since_use": _r(_days(_since_use(m), at)),
+            "tier_rate": _r(tier_rate(m, config)),
         }
         planned.append(
             Action(

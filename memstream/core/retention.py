@@ -14,6 +14,11 @@ half-life nine days); the forgetting rules on the write side read stability the 
 so both sides agree on what a memory retains. Weibull's half-life at stability 1 is ~94
 days: the power law forgets new, unreinforced memories much faster.
 
+The exponent stays -1 (FSRS v4's curve) rather than the -2 a design sketch had: with the
+factor 1/9, -1 is what makes ``S`` the interval at which retention is 0.9 (-2 would give
+0.81 there, so ``S`` would stop meaning what FSRS means by it); later FSRS versions went
+the other way (-0.5, a flatter tail), not steeper.
+
 Every function returns a value in [0, 1] and is monotone non-increasing in ``t``; a
 negative ``t`` (an access recorded after "now" by a skewed clock) counts as 0.
 """

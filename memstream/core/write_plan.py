@@ -355,7 +355,9 @@ def _plan_fact(
 
     memory_id = derived_id(at, "memory", ns, chash, head.event_id)
     flashbulb_rule = is_flashbulb(max([0.0, *(t.signal.emotion.arousal for t in sources)]))
-    importance = max([fact.importance, *(t.signal.importance.combined for t in sources)])
+    # the extractor's importance is the claim's own (core.importance): the turn's combined
+    # signal would lift small talk said beside an important fact to that fact's level
+    importance = fact.importance
     arousal = max([0.0, *(t.signal.emotion.arousal for t in sources)])
     created = event(
         MemoryCreated(

@@ -16,6 +16,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from memstream.core.retention import RETENTION_MODELS
 from memstream.schemas.envelope import Limits
 
 ENV_PREFIX = "MEMSTREAM_"
@@ -66,6 +67,11 @@ class Settings:
     # lifecycle: the dream cycle and tier rules run at each boundary of this period of event
     # time (daily at midnight UTC by default); 0 runs tiers on a timer and the cycle on demand only
     dream_every_hours: float = 24.0
+    # forgetting (core/lifecycle.py): the dream cycle's retention curve, weibull or fsrs
+    # (core/retention.py), and how many live memories a namespace keeps before the least
+    # useful go dormant (capacity trim; 0: no limit)
+    retention_model: str = "weibull"
+    memory_capacity: int = 10_000
     # retrieval
     qdrant_url: str | None = None
     # dense embedder of retrieval (the Qdrant projection and recall; each model has its own
@@ -183,4 +189,14 @@ def load(config_file: str | Path | None = None, env: dict[str, str] | None = Non
         key = f"{ENV_PREFIX}{name.upper()}"
         if env.get(key):
             values[name] = env[key]
-    return Settings(**{name: _coerce(raw, hints[name], name) for name, raw in values.items()})
+    settings = Settings(**{name: _coerce(raw, hints[name], name) for name, raw in values.items()})
+    if settings.retention_model not in RETENTION_MODELS:
+        raise ConfigError(
+            f"setting retention_model must be one of {', '.join(RETENTION_MODELS)}, "
+            f"got {settings.retention_model!r}"
+        )
+    if settings.memory_capacity < 0:
+        raise ConfigError(
+            f"setting memory_capacity must be 0 (no limit) or more, got {settings.memory_capacity}"
+        )
+    return settings

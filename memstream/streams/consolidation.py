@@ -17,6 +17,7 @@ from memstream.core.lifecycle import (
     plan_cycle,
     retention,
 )
+from memstream.core.retention import RetentionModel
 from memstream.infra.settings import Settings
 from memstream.schemas._fields import utc_now
 from memstream.schemas.envelope import make_event
@@ -125,6 +126,13 @@ def _events(
     return []
 
 
+def lifecycle_config(settings: Settings) -> LifecycleConfig:
+    """The dream cycle's rules with the deployment's forgetting settings."""
+    model: RetentionModel = "fsrs" if settings.retention_model == "fsrs" else "weibull"
+    capacity = settings.memory_capacity if settings.memory_capacity > 0 else None
+    return LifecycleConfig(retention_model=model, default_capacity=capacity)
+
+
 async def run_cycle(
     states: list[PartitionState],
     settings: Settings,
@@ -137,7 +145,7 @@ async def run_cycle(
     config: LifecycleConfig | None = None,
     trigger: str = "request",
 ) -> list[dict[str, Any]]:
-    config = config or LifecycleConfig()
+    config = config or lifecycle_config(settings)
     reports: list[dict[str, Any]] = []
     for state in states:
         async with state.lock:

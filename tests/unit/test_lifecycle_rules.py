@@ -88,7 +88,7 @@ def test_view_from_state_with_usage() -> None:
 
 
 def test_decay_and_retention_in_event_time() -> None:
-    m = mem("m", q_value=0.9, last_access=ago(20), created_at=ago(30), stability=2.0)
+    m = mem("m", q_value=0.9, last_access=ago(20), created_at=ago(30), stability=2.0, tier="core")
     (action,) = plan_decay([m], AT, CFG).actions
     assert action.q_after == pytest.approx(utility_decay(0.9, 20))
     assert action.retention_after == pytest.approx(math.exp(-((20 / 240) ** 1.5)))
@@ -96,6 +96,27 @@ def test_decay_and_retention_in_event_time() -> None:
     assert retention(m, AT, fsrs) == pytest.approx(1 / (1 + 20 / 18))
     after = apply_actions([m], [action], AT)
     assert plan_decay(after, AT, CFG).actions == ()  # decay counts from the last Q update
+
+
+def test_each_tier_forgets_at_its_own_rate() -> None:
+    base = {"last_access": ago(20), "created_at": ago(30), "stability": 2.0}
+    semantic = mem("s", tier="core", **base)
+    episodic = mem("e", tier="working", importance=0.5, **base)
+    trivia = mem("w", tier="working", importance=0.1, **base)
+    assert retention(semantic, AT, CFG) == pytest.approx(math.exp(-((20 / 240) ** 1.5)))
+    assert retention(episodic, AT, CFG) == pytest.approx(math.exp(-((60 / 240) ** 1.5)))
+    assert retention(trivia, AT, CFG) == pytest.approx(math.exp(-((200 / 240) ** 1.5)))
+    (action,) = plan_decay([trivia], AT, CFG).actions
+    assert action.evidence["tier_rate"] == 10.0 and action.evidence["tier"] == "working"
+
+
+def test_dormant_memories_are_frozen() -> None:
+    dormant = mem("d", tier="peripheral", q_value=0.9, last_access=ago(200), retention=0.4)
+    assert retention(dormant, AT, CFG) == 0.4
+    assert retention(dormant, AT + timedelta(days=300), CFG) == 0.4
+    assert plan_decay([dormant], AT, CFG).actions == ()
+    faded = mem("f", tier="peripheral", q_value=0.9, last_access=ago(400), retention=0.01)
+    assert plan_rehearsal([faded], AT, CFG).actions == ()
 
 
 def test_decay_counts_from_the_later_of_access_and_q_update() -> None:

@@ -43,23 +43,12 @@ from memstream.core.extract.sentences import split_sentences
 from memstream.core.extract.slots import detect_slot_worded, restated
 from memstream.core.facts import Fact, TurnView
 from memstream.core.hashing import normalize
+from memstream.core.importance import Channels, spectrum
+from memstream.core.signals import scan
 from memstream.schemas.events import Category, Kind
 
 RULES_VERSION = "rules-v1"
 
-
-_IMPORTANCE: dict[str, float] = {
-    "correction": 0.8,
-    "commitment": 0.7,
-    "decision": 0.7,
-    "relationship": 0.7,
-    "moment": 0.7,
-    "principle": 0.7,
-    "preference": 0.6,
-    "skill": 0.6,
-    "entity": 0.5,
-    "fact": 0.5,
-}
 
 _MAX_CLAIM_CHARS = 400  # longer "claims" are pasted documents, not statements
 
@@ -220,6 +209,7 @@ def _fact_of_claim(
     same = dated.text == rewritten and text[:1].isascii()
     text_words = rewritten_words if same else words_of(text)
     entities = find_entities_worded(text, known, text_words)
+    named = any(e != name for e in entities)  # the speaker's own name makes nothing concrete
     if name != "User" and name not in entities and name in text:
         entities = (name, *entities)
     hit = detect_slot_worded(text, name, speaker_key, text_words)
@@ -265,7 +255,7 @@ def _fact_of_claim(
         else (speaker_key if first_person or person == "second" else None),
         slot=slot[1] if slot else None,
         replaces=hit.replaces if hit is not None else (),
-        importance=_importance(category, slot is not None, claim.text, said_words),
+        importance=_importance(category, slot is not None, named, claim.text, said_words),
     )
     if state is None:
         return [fact]
@@ -275,12 +265,17 @@ def _fact_of_claim(
     return [replace(fact, kind="note"), event]
 
 
-def _importance(category: Category, has_slot: bool, said: str, words: frozenset[str]) -> float:
-    """Category baseline, more for a known slot (it can be asked about) and emphasis."""
-    importance = _IMPORTANCE.get(category, 0.5) + (0.1 if has_slot else 0.0)
-    if not _EMPHASIS_WORDS.isdisjoint(words) or (words >= _SO_MUCH and _EMPHASIS_ANY.found(said)):
-        importance += 0.1
-    return round(min(importance, 1.0), 3)
+def _importance(
+    category: Category, has_slot: bool, named: bool, said: str, words: frozenset[str]
+) -> float:
+    """The importance spectrum (``core.importance``): the claim's band by category, slot and
+    names, placed by the signal scan's channels of the claim as said and its emphasis."""
+    emphasis = not _EMPHASIS_WORDS.isdisjoint(words) or (
+        words >= _SO_MUCH and _EMPHASIS_ANY.found(said)
+    )
+    found = scan(said).importance
+    channels = Channels(found.novelty, found.arousal, found.reward, found.attention)
+    return spectrum(category, channels, has_slot=has_slot, named=named, emphasis=emphasis)
 
 
 @functools.lru_cache(maxsize=256)

@@ -1,0 +1,95 @@
+"""Forgetting fires under the default settings and the rule extractor: small talk gets a
+trivial importance from the extractor's spectrum, and a year of event time later the
+daily dream cycle archives it (``fact_archival``, with its age and importance as
+evidence) while identity, health and commitments stay active. Recall then leaves the
+archived small talk out, and still reaches it with ``include_archived``."""
+
+from __future__ import annotations
+
+import random
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from memstream.consumers.client import Memory
+from memstream.consumers.producer import AsyncProducer
+from memstream.infra.settings import Settings
+from memstream.infra.topics import ensure_topics
+from tests.harness import WorkerProcess
+from tests.integration.test_edge_fading import _turn, _until
+
+T0 = datetime(2024, 1, 10, 9, tzinfo=UTC)
+TRIVIA = ("I had a sandwich for lunch.", "I went for a walk.", "I made some tea.")
+IMPORTANT = (
+    "My name is Sam Rivera.",
+    "I work as a nurse at St Mary's hospital.",
+    "I'm allergic to penicillin, please never forget that.",
+)
+
+
+def _created(log: list[Any]) -> list[Any]:
+    return [e for e in log if e.type == "MemoryCreated"]
+
+
+def _archival(log: list[Any]) -> list[Any]:
+    return [e for e in log if e.type == "MemoryArchived" and e.payload.rule == "fact_archival"]
+
+
+async def test_small_talk_is_archived_after_a_year_and_the_rest_stays(
+    settings: Settings, tmp_path: Path
+) -> None:
+    own = settings.with_(
+        topic_prefix=f"forget{random.randrange(10**6)}", data_dir=str(tmp_path / "w")
+    )
+    await ensure_topics(own.bootstrap(), own.topic_prefix, own.partitions)
+    ns = "forgetting"
+    worker = WorkerProcess(own, tmp_path / "w").start()  # defaults: the daily dream cycle
+    try:
+        async with AsyncProducer(own) as p:
+            for i, text in enumerate((*TRIVIA, *IMPORTANT)):
+                await p.publish(_turn(ns, i, text, T0 + timedelta(minutes=i)))
+        log = await _until(own, ns, lambda g: len(_created(g)) >= 6)
+        created = {e.payload.text: e.payload for e in _created(log)}
+        trivial = {m.memory_id for m in created.values() if m.importance < 0.3}
+        kept = {m.memory_id for m in created.values() if m.importance >= 0.7}
+        assert len(trivial) == 3 and len(kept) == 3, {t: m.importance for t, m in created.items()}
+
+        async with AsyncProducer(own) as p:  # a year of event time passes
+            await p.publish(
+                _turn(
+                    ns, 9, "We bought a second bookshelf for the study.", T0 + timedelta(days=366)
+                )
+            )
+        log = await _until(
+            own, ns, lambda g: {e.payload.memory_id for e in _archival(g)} >= trivial
+        )
+        archived = {e.payload.memory_id: e.payload for e in _archival(log)}
+        assert set(archived) == trivial, archived
+        for a in archived.values():
+            assert a.evidence["importance"] < 0.3 and a.evidence["age_days"] > 90
+            assert a.evidence["access_count"] == 0 and a.evidence["category"] == "fact"
+        # the important ones: never archived, superseded or sent dormant
+        gone = {
+            e.payload.memory_id
+            for e in log
+            if e.type in ("MemoryArchived", "MemorySuperseded")
+            or (e.type == "TierChanged" and e.payload.to_tier == "peripheral")
+        }
+        assert not gone & kept
+
+        with Memory(settings=own) as mem:
+            query = "sandwich lunch walk tea"
+            deadline = time.monotonic() + 30
+            while ids := {r["memory_id"] for r in mem.recall(query, namespace=ns)["results"]}:
+                if not ids & trivial:  # the read side caught up with the archival
+                    break
+                assert time.monotonic() < deadline, ids & trivial
+                time.sleep(0.5)
+            asked = mem.recall(query, namespace=ns, filters={"include_archived": True})
+            back = {r["memory_id"]: r["status"] for r in asked["results"]}
+            assert trivial <= set(back) and {back[m] for m in trivial} == {"archived"}, back
+            name = mem.recall("what is my name", namespace=ns)["results"]
+            assert any("Sam Rivera" in r["text"] for r in name), name
+    finally:
+        worker.stop()

@@ -1,0 +1,99 @@
+"""The importance spectrum: trivia below archival, facts mid, identity high, flashbulb top."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from memstream.core.extract.rules import extract_rules
+from memstream.core.facts import Fact, TurnView
+from memstream.core.importance import (
+    FLASHBULB_FLOOR,
+    IDENTITY,
+    ORDINARY,
+    TRIVIAL,
+    Channels,
+    band,
+    spectrum,
+)
+
+AT = datetime(2024, 1, 1, 12, tzinfo=UTC)
+ARCHIVE_BELOW = 0.3  # core.lifecycle.LifecycleConfig.archive_importance_below
+TAG_BELOW = 0.5  # a weak memory the synaptic tagging may capture
+
+
+def facts(text: str) -> list[Fact]:
+    turn = TurnView(
+        turn_id="t1", role="user", speaker="User", text=text, occurred_at=AT, session_id="s"
+    )
+    return extract_rules([turn])
+
+
+def importance(text: str) -> float:
+    found = facts(text)
+    assert found, text
+    return max(f.importance for f in found)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["The weather was nice today.", "I had a sandwich for lunch.", "I went for a walk."],
+)
+def test_small_talk_and_trivia_fall_well_below_archival(text: str) -> None:
+    assert importance(text) < ARCHIVE_BELOW - 0.05
+
+
+def test_strong_words_about_the_weather_stay_trivial() -> None:
+    # the scan reads "lovely" as arousal 0.7: still weather, still below archival
+    assert importance("Lovely weather we're having, the sun is out.") < ARCHIVE_BELOW
+
+
+@pytest.mark.parametrize(
+    "text", ["My sister Ana lives in Porto.", "I met Tomas at the Lisbon marathon."]
+)
+def test_ordinary_named_facts_sit_mid(text: str) -> None:
+    assert ARCHIVE_BELOW + 0.05 < importance(text) < 0.8
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Actually, my name is Jonathan, not John.",
+        "I work as a nurse at St Mary's hospital.",
+        "I will renew my passport by March 8.",
+        "I'm allergic to penicillin, please never forget that.",
+    ],
+)
+def test_identity_commitments_and_corrections_are_high(text: str) -> None:
+    assert importance(text) >= 0.7
+
+
+def test_trivia_is_weak_and_identity_is_not() -> None:
+    assert importance("I had a sandwich for lunch.") < TAG_BELOW
+    assert importance("Actually, my name is Jonathan, not John.") >= TAG_BELOW
+
+
+def test_flashbulb_arousal_tops_the_spectrum() -> None:
+    top = spectrum("fact", Channels(arousal=0.85))
+    assert top >= FLASHBULB_FLOOR
+    assert top >= spectrum("correction", Channels(attention=0.3), has_slot=True)
+
+
+def test_bands_by_what_the_claim_is() -> None:
+    assert band("fact", has_slot=False, named=False) == TRIVIAL
+    assert band("fact", has_slot=False, named=True) == ORDINARY
+    assert band("fact", has_slot=True, named=False) == IDENTITY
+    assert band("correction", has_slot=False, named=False) == IDENTITY
+
+
+def test_channels_place_a_claim_inside_its_band() -> None:
+    low = spectrum("fact", Channels(), named=True)
+    high = spectrum("fact", Channels(novelty=0.9, reward=0.9), named=True)
+    assert low == ORDINARY[0] and low < high <= ORDINARY[1]
+    assert spectrum("fact", Channels(), emphasis=True) > spectrum("fact", Channels())
+
+
+def test_out_of_range_channels_are_clamped() -> None:
+    nan = float("nan")
+    assert spectrum("fact", Channels(nan, -1.0, 2.0, nan)) == TRIVIAL[1]
