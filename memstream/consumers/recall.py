@@ -576,7 +576,7 @@ def _archived_below(scored: Sequence[Any], states: dict[str, MemoryState]) -> li
 
 
 #: candidates (principles and preferences) a recall reads for standing instructions
-RULES_SEARCHED = 20
+RULES_SEARCHED = 60
 
 
 def _with_rule(

@@ -121,6 +121,10 @@ class ScanConfig:
     emoji_min: int = 3
     markup_max_tags: int = 4  # this many tags or more: mostly markup
     markup_share: float = 0.3  # or this share of characters inside tags
+    # a turn whose prose outside its ``` fences has this many words is judged by that prose
+    # (the extractor reads only the prose): "I'm building the gallery with 8 cards, here's my
+    # code: ```...```" says something; a bare paste does not
+    prose_min_words: int = 12
 
 
 DEFAULT_CONFIG: Final[ScanConfig] = ScanConfig()
@@ -490,6 +494,23 @@ def _code_heavy(text: str, nonspace: int, newlines: int, config: ScanConfig) -> 
     return False
 
 
+def _outside_fences(text: str) -> str:
+    """``text`` without its ``` fenced blocks (an unclosed fence runs to the end)."""
+    out: list[str] = []
+    pos = 0
+    while True:
+        start = text.find("```", pos)
+        if start == -1:
+            out.append(text[pos:])
+            break
+        out.append(text[pos:start])
+        close = text.find("```", start + 3)
+        if close == -1:
+            break
+        pos = close + 3
+    return " ".join(out)
+
+
 def _markdown_heavy(text: str, newlines: int, config: ScanConfig) -> bool:
     if newlines + 1 >= config.markdown_min_lines:
         md = len(sp.MARKDOWN_LINE_RE.findall(text))
@@ -553,23 +574,31 @@ def scan(text: str, *, role: str = "user", config: ScanConfig = DEFAULT_CONFIG) 
 
     # -- filters: cheap substring gates first -------------------------------------------------
     filters: list[FilterFlag] = []
+    judged, j_stripped, j_size = text, stripped, size  # what the filters judge
+    if "```" in text:
+        prose = _outside_fences(text)
+        if len(prose.split()) >= config.prose_min_words:
+            judged, j_stripped = prose, prose.strip()
+            j_size = len(j_stripped)
     if mask & sp.INJECTION_TRIGGER and _injection(text, evidence):
         filters.append("injection")
     if "<" in text or "[" in text:
-        nonspace = size - stripped.count(" ")
-        system, mostly_markup = _markup(text, nonspace, config, evidence)
+        nonspace = j_size - j_stripped.count(" ")
+        system, mostly_markup = _markup(judged, nonspace, config, evidence)
+        if judged is not text and not system:  # a system tag counts inside a fence too
+            system = _markup(text, size - stripped.count(" "), config, evidence)[0]
         if system:
             filters.append("system")
         if mostly_markup:
             filters.append("markup")
-    newline = "\n" in text
-    if newline or "{" in text or ";" in text or "=" in text or "`" in text:
-        newlines = text.count("\n")
-        if _code_heavy(text, size - stripped.count(" "), newlines, config):
+    newline = "\n" in judged
+    if newline or "{" in judged or ";" in judged or "=" in judged or "`" in judged:
+        newlines = judged.count("\n")
+        if _code_heavy(judged, j_size - j_stripped.count(" "), newlines, config):
             filters.append("code_heavy")
-        if (newline or "**" in text) and _markdown_heavy(text, newlines, config):
+        if (newline or "**" in judged) and _markdown_heavy(judged, newlines, config):
             filters.append("markdown_heavy")
-    elif "**" in text and _markdown_heavy(text, 0, config):
+    elif "**" in judged and _markdown_heavy(judged, 0, config):
         filters.append("markdown_heavy")
     emoji: list[str] = [] if text.isascii() else sp.EMOJI_RE.findall(text)
     if (
