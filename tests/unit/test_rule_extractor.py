@@ -325,6 +325,17 @@ def test_you_know_is_an_interjection_not_the_listener() -> None:
     ]
 
 
+def test_a_weekday_in_a_title_is_not_a_date() -> None:
+    said = "I think The Thursday Murder Club sounds perfect for my evenings."
+    assert (
+        only(said).text == "User thinks The Thursday Murder Club sounds perfect for User's evenings"
+    )
+    assert (
+        only("We met on Thursday at the library.").text
+        == "User and others met on 4 May 2023 at the library"
+    )
+
+
 def test_a_task_by_a_date_is_due_then() -> None:
     fact = only("I need to renew my passport by Friday.")
     assert fact.category == "commitment" and fact.text.endswith("by 12 May 2023")
