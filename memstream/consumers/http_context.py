@@ -82,7 +82,11 @@ class ContextRoutes:
         async def run() -> web.Response:
             ns = self.memory._query_namespace(request)
             block = await self.hot(ns, request.query.get("session_id"))
-            return web.Response(text=block.markdown(), content_type="text/markdown")
+            text = block.markdown()
+            tree = await self.tree(ns)
+            if tree.strip():  # where the rest is filed, as the context block shows it
+                text = f"{text.rstrip()}\n\n## Category tree\n\n```\n{tree.rstrip()}\n```\n"
+            return web.Response(text=text, content_type="text/markdown")
 
         response: web.Response = await self.memory._guard(request, run)
         return response

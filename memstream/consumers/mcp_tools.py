@@ -420,6 +420,38 @@ def register(server: MCPServer[Any], link: WorkerLink) -> None:
         path = f"/v1/entities/{_path(name)}" if name else "/v1/entities"
         return dict(await call(caller, "GET", path, params={"namespace": caller.namespace}))
 
+    @server.tool(annotations=WRITE)
+    async def tree(
+        ctx: Ctx,
+        action: Annotated[
+            Literal["show", "add", "remove"],
+            Field(description="show the tree (default), or add / remove a node"),
+        ] = "show",
+        path: Annotated[
+            str | None,
+            Field(
+                description="the node for add / remove, e.g. work/projects/budget-tracker "
+                "(at most 4 levels)",
+                max_length=200,
+            ),
+        ] = None,
+        namespace: Namespace = None,
+    ) -> dict[str, Any]:
+        """The namespace's category tree: memories placed by category and entity (at most 50
+        nodes, 4 levels), each node with how many memories it holds. A node you add gathers
+        every memory naming its last segment; a node you remove hides its subtree. Use a
+        node's path as recall's `tree` filter."""
+        caller = await scope(ctx, namespace)
+        if action == "show":
+            return dict(
+                await call(caller, "GET", "/v1/tree", params={"namespace": caller.namespace})
+            )
+        if not path:
+            raise ToolError(f"path: {action} needs the node's path")
+        body = {"namespace": caller.namespace, "path": path}
+        method = "POST" if action == "add" else "DELETE"
+        return dict(await call(caller, method, "/v1/tree", json=body))
+
     @server.tool(annotations=READ)
     async def audit(
         ctx: Ctx,

@@ -158,7 +158,9 @@ def test_cli_context_and_memory_md_export(settings: Settings, rosa: str, tmp_pat
     export = memstream(settings, "export", "--namespace", rosa, "--out", str(tmp_path))
     assert export.returncode == 0, export.stderr
     md = (tmp_path / rosa / "MEMORY.md").read_text()
-    assert "## Identity" in md and "Rosa" in md and len(md.encode()) <= 5 * 1024
+    hot, _, tree = md.partition("## Category tree")
+    assert "## Identity" in hot and "Rosa" in hot and len(hot.encode()) <= 5 * 1024
+    assert tree and len(tree.encode()) <= 2 * 1024 + 16, md  # the tree's own bound
 
 
 def test_links_and_producer_metadata_are_kept_and_listed(settings: Settings, rosa: str) -> None:

@@ -44,6 +44,7 @@ TOOLS = {
     "context",
     "graph",
     "entity",
+    "tree",
 }
 FACTS = ["I live in Lisbon.", "My favorite food is ramen.", "We decided to adopt Kafka."]
 
@@ -185,6 +186,10 @@ async def tour(c: Client, ns: str) -> None:
     near = await call(c, "graph", memory_id=mid, hops=1)
     assert mid in {n["memory_id"] for n in near["nodes"]} and "edges" in near
     assert "entities" in await call(c, "entity")
+    tree = await call(c, "tree")
+    assert tree["namespace"] == ns and any(n["count"] for n in tree["nodes"]), tree
+    added = await call(c, "tree", action="add", path="food/ramen")
+    assert added["action"] == "add" and added["status"] == "queued"
 
     trail = await call(c, "audit", memory_id=mid)
     assert {"source_turn", "created", "q_value"} <= {s["kind"] for s in trail["steps"]}
