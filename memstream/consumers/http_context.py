@@ -7,6 +7,7 @@ functions (core/hot_memory.py, core/context_block.py) from the memory projection
 from __future__ import annotations
 
 import asyncio
+from collections import OrderedDict
 from typing import Any
 
 from aiohttp import web
@@ -20,11 +21,18 @@ from memstream.projections.hot_queries import params as _params
 from memstream.projections.tree_queries import TreeIndex, reader
 from memstream.schemas.errors import EventValidationError
 
+#: hot blocks kept (one per namespace and session asked about lately)
+HOT_CACHED = 1024
+
 
 class ContextRoutes:
     def __init__(self, memory: Any) -> None:
         self.memory = memory  # MemoryRoutes: auth, the DuckDB query, the recall service
         self.trees: TreeIndex | None = None
+        # (namespace, session, byte cap) -> (projection version, block), least recent first
+        self._hot: OrderedDict[tuple[str, str | None, int], tuple[tuple[str, int], HotBlock]] = (
+            OrderedDict()
+        )
 
     async def tree(self, namespace: str) -> str:
         """The namespace's category tree, rendered (kept until its memories change)."""
@@ -38,12 +46,25 @@ class ContextRoutes:
         app.router.add_get("/v1/memory.md", self.memory_md)
 
     async def hot(self, namespace: str, session_id: str | None) -> HotBlock:
-        # parameters in the order of the placeholders above
+        # The block is a pure function of the namespace's rows (its "now" is their newest
+        # event time, not the clock), so it is kept until the projection applies anything of
+        # the namespace: an agent asking for context on every turn pays the queries only
+        # after something changed.
+        config = HotConfig(max_bytes=self.memory.settings.hot_max_bytes)
+        key = (namespace, session_id, config.max_bytes)
+        version = self.memory._duck().version(namespace)
+        cached = self._hot.get(key)
+        if cached is not None and cached[0] == version:
+            self._hot.move_to_end(key)
+            return cached[1]
         rows = await self.memory._query(_CANDIDATES, _params(namespace, session_id))
         now_rows = await self.memory._query(_NOW, [namespace])
         now = now_rows[0]["now"] if now_rows else None
-        config = HotConfig(max_bytes=self.memory.settings.hot_max_bytes)
-        return build_hot(namespace, rows, now, config, session_id)
+        block = build_hot(namespace, rows, now, config, session_id)
+        self._hot[key] = (version, block)
+        if len(self._hot) > HOT_CACHED:
+            self._hot.popitem(last=False)
+        return block
 
     async def context(self, request: web.Request) -> web.Response:
         async def run() -> web.Response:

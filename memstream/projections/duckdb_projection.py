@@ -12,6 +12,7 @@ import contextlib
 import dataclasses
 import hashlib
 import threading
+import uuid
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -226,6 +227,11 @@ class DuckDBProjection(Projection):
         self.reader = self.con.cursor()
         lock_down(self.reader)
         self.read_lock = threading.Lock()
+        # per namespace, a count of the batches that changed it (any table): what a reader's
+        # cache of a namespace's derived view keys on (the context call's hot block); with
+        # the projection's own identity, so a rebuilt or reopened one never matches
+        self._changes: dict[str, int] = {}
+        self._identity = uuid.uuid4().hex
         # makes the connections of user statements (a connection's methods are not for
         # two threads at once: this one only ever makes cursors, under its lock)
         self._cursors = self.con.cursor()
@@ -326,7 +332,13 @@ class DuckDBProjection(Projection):
             if memory_events:
                 self._fold(memory_events)
             self._advance(records)
+        for ns in {env.namespace for _role, env, _record in decoded}:
+            self._changes[ns] = self._changes.get(ns, 0) + 1
         return stats
+
+    def version(self, namespace: str) -> tuple[str, int]:
+        """Changes when anything of ``namespace`` is applied (a reader's cache key)."""
+        return self._identity, self._changes.get(namespace, 0)
 
     def skip(self, record: LogRecord, reason: str) -> None:
         with self._transaction():

@@ -163,3 +163,42 @@ def test_events_on_the_wrong_topic_are_rejects_not_crashes(proj: DuckDBProjectio
     assert stats.rejected == 1
     _c, rows = proj.user_query("SELECT reason FROM projection_rejects")
     assert "wrong_topic" in rows[0][0]
+
+
+def test_a_namespace_version_moves_with_what_is_applied_of_it() -> None:
+    import asyncio
+
+    from memstream.consumers.http_context import ContextRoutes
+    from memstream.infra.settings import Settings
+
+    _memory, log = run(SCRIPT)
+    proj = DuckDBProjection(":memory:", TOPICS)
+
+    class Memory:  # what the context routes read of the HTTP memory routes
+        settings = Settings()
+
+        def _duck(self) -> DuckDBProjection:
+            return proj
+
+        async def _query(self, sql: str, params: list[Any]) -> list[dict[str, Any]]:
+            return proj.rows(sql, params)
+
+    routes = ContextRoutes(Memory())
+    try:
+        ns = log[0].namespace
+        half = len(log) // 2
+        proj.apply(records(log[:half]))
+        first = proj.version(ns)
+        block = asyncio.run(routes.hot(ns, None))
+        assert asyncio.run(routes.hot(ns, None)) is block  # nothing applied: the kept block
+        assert proj.version("another") == (first[0], 0)
+        proj.apply(records(log[half:], start=half))
+        assert proj.version(ns) != first
+        again = asyncio.run(routes.hot(ns, None))
+        assert again is not block
+        fresh = DuckDBProjection(":memory:", TOPICS)  # a rebuilt projection never matches
+        fresh.apply(records(log))
+        assert fresh.version(ns)[0] != proj.version(ns)[0]
+        fresh.close()
+    finally:
+        proj.close()
