@@ -5,7 +5,7 @@ with learning off in the same run (bench/learning.py says how). Figure names sta
 from __future__ import annotations
 
 from bench.figures import Figure
-from bench.learning import ROUNDS, evaluate_learning
+from bench.learning import ROUNDS, evaluate_forgetting, evaluate_learning
 from bench.retrieval_eval import load_set
 
 OFF = "the same pipeline with learning off"
@@ -22,6 +22,15 @@ def run() -> list[Figure]:
         "results citing an evidence turn, negative for the others; defaults"
     )
     neg = r["three_negatives"]
+    f = evaluate_forgetting(loaded)
+    year = (
+        f"own set, {f['memories']} memories built by the write path (rule extractor), then a "
+        f"year of event time with nobody recalling them: {f['cycles']} dream cycles (one a "
+        "week) of the pure lifecycle rules with the default settings; trivial: importance "
+        f"< 0.3 at creation ({f['trivial']}), important: >= 0.7 ({f['important']}); "
+        f"retired by rule: {f['rules']}"
+    )
+    kept = f["important_retired_by"]
     return [
         Figure("learning: recall@10 held-out with feedback", held["on"], "recall", held["off"],
                OFF, notes=notes),
@@ -32,4 +41,16 @@ def run() -> list[Figure]:
         Figure("learning: distractors leaving the top 5 after three negatives",
                neg["left_top5"] / neg["distractors"] if neg["distractors"] else 0.0, "share",
                notes=f"{neg['left_top5']} of {neg['distractors']} top-5 distractors (goal: all)"),
+        Figure("forgetting: share of trivial memories archived after a year",
+               f["trivial_archived"] / f["trivial"] if f["trivial"] else 0.0, "share",
+               notes=year),
+        Figure("forgetting: share of important memories still active after a year",
+               f["important_active"] / f["important"] if f["important"] else 0.0, "share",
+               notes=f"the others retired by {kept} (a task 90 days past due is stale); " + year),
+        Figure("learning: active share of created after a year", f["active"] / f["memories"],
+               "share", better="lower", notes="the goal is <= 0.60; " + year),
+        Figure("forgetting: recall@10 after a year", f["recall@10"]["on"], "recall",
+               f["recall@10"]["off"], "the same memories with forgetting off",
+               notes="all answerable questions, asked a year after the last turn, the archived "
+               "memories out of the store; " + year),
     ]  # fmt: skip

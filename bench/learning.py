@@ -17,7 +17,7 @@ Deterministic: no wall clock, no randomness (the split alternates questions).
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -37,7 +37,7 @@ from memstream.core.sparse import BM25Encoder
 from memstream.projections.port import LogRecord
 from memstream.projections.qdrant_projection import QdrantProjection
 from memstream.schemas.envelope import encode, make_event
-from memstream.schemas.events import QValueUpdated
+from memstream.schemas.events import MemoryArchived, QValueUpdated
 
 ROUNDS = 3
 TOP = 10
@@ -177,12 +177,96 @@ def _three_negatives(
     return left, tried
 
 
+TRIVIAL_BELOW = 0.3  # the archival threshold (core.lifecycle.LifecycleConfig)
+IMPORTANT_FROM = 0.7  # the spectrum's identity, commitment and strong personal claims
+CYCLE_EVERY = timedelta(days=7)
+YEAR = timedelta(days=365)
+
+
+def evaluate_forgetting(eval_set: EvalSet) -> dict[str, Any]:
+    """A year of dream cycles over the memories the write path built from the set, nobody
+    recalling them: the pure lifecycle rules (core/lifecycle.py) with the worker's default
+    settings, one cycle a week of event time from the day after the last turn."""
+    from bench.offline_pipeline import configured_gate_embedder, run_offline
+    from memstream.core.lifecycle import MemoryView, apply_actions, plan_cycle
+    from memstream.core.memory_state import fold
+    from memstream.infra.settings import Settings
+    from memstream.streams.consolidation import lifecycle_config
+
+    run = run_offline(eval_set.turns)
+    states = fold(run.events)
+    config = lifecycle_config(Settings())
+    embedder = configured_gate_embedder()
+    views = tuple(MemoryView.from_state(s) for s in states.values())
+    matrix = embedder.embed([v.text for v in views])
+    vectors = {v.memory_id: matrix[i] for i, v in enumerate(views)}
+    created = {v.memory_id: v for v in views if v.status == "active"}
+    start = max(datetime.fromisoformat(t["occurred_at"]) for t in eval_set.turns) + timedelta(
+        days=1
+    )
+    at = start
+    rules: dict[str, int] = defaultdict(int)
+    rule_of: dict[str, str] = {}
+    while at <= start + YEAR:
+        report = plan_cycle(views, None, vectors, at, config)
+        for a in report.actions:
+            if a.kind in ("archive", "supersede", "dormant"):
+                rules[a.rule] += 1
+                rule_of[a.memory_id] = a.rule
+        views = apply_actions(views, report.actions, at)
+        at += CYCLE_EVERY
+    final = {v.memory_id: v for v in views}
+    archived = [
+        make_event(
+            MemoryArchived(memory_id=m, rule="simulated_year", evidence={}),
+            namespace=final[m].namespace,
+            occurred_at=start + YEAR,
+        )
+        for m in sorted(created)
+        if final[m].status == "archived"
+    ]
+    off, on = build_pipeline(eval_set.turns), build_pipeline(eval_set.turns)
+    try:  # recall a year on, the archived memories left out of the store
+        QdrantProjection(on.store, _TOPIC, configured_embedder(), BM25Encoder()).apply(
+            [
+                LogRecord(_TOPIC, 0, _FIRST_OFFSET + i, e.key, encode(e))
+                for i, e in enumerate(archived)
+            ]
+        )
+        questions = [
+            q for q in eval_set.questions if q["kind"] != ABSTENTION and q["evidence_turn_ids"]
+        ]
+        recall_off = _recall10(off, questions, start + YEAR)
+        recall_on = _recall10(on, questions, start + YEAR)
+    finally:
+        off.store.close()
+        on.store.close()
+    trivial = [m for m in created if created[m].importance < TRIVIAL_BELOW]
+    important = [m for m in created if created[m].importance >= IMPORTANT_FROM]
+    live = {m for m, v in final.items() if m in created and v.live}
+    return {
+        "memories": len(created),
+        "trivial": len(trivial),
+        "important": len(important),
+        "trivial_archived": sum(final[m].status == "archived" for m in trivial),
+        "important_active": sum(m in live for m in important),
+        "important_retired_by": dict(
+            sorted(Counter(rule_of[m] for m in important if m not in live).items())
+        ),
+        "active": len(live),
+        "rules": dict(sorted(rules.items())),
+        "recall@10": {"off": round(recall_off, 4), "on": round(recall_on, 4)},
+        "cycles": int(YEAR / CYCLE_EVERY) + 1,
+    }
+
+
 def main() -> int:
     import json
 
     loaded = load_set("own")
     assert loaded is not None
     print(json.dumps(evaluate_learning(loaded), indent=2))
+    print(json.dumps(evaluate_forgetting(loaded), indent=2))
     return 0
 
 

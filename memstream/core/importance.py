@@ -1,7 +1,8 @@
 """The importance spectrum: how much a stated fact matters, from trivial to flashbulb.
 
 Pure: a function of the claim's category, what the extractor found in it (a slot that can
-be asked about, named entities, emphasis) and the four channels of the signal scan of the
+be asked about; something concrete: a name, a number, a date, an event of a life;
+emphasis) and the four channels of the signal scan of the
 claim as said (``core.signals.Importance``: novelty, arousal, reward, attention).
 
 Each claim falls in a band by what it is, and the channels place it inside its band
@@ -10,9 +11,11 @@ Each claim falls in a band by what it is, and the channels place it inside its b
 ================  =============  ==========================================================
 band              range          claims
 ================  =============  ==========================================================
-trivial           0.05 - 0.25    a plain fact with nothing concrete in it: no slot, no
-                                 name ("the weather was nice", "I had a sandwich")
-ordinary          0.40 - 0.65    a fact naming someone or something, an entity, a skill
+trivial           0.05 - 0.25    a plain fact with nothing concrete in it: no slot, name,
+                                 number, date past "today" or life event ("the weather
+                                 was nice today", "I had a sandwich")
+ordinary          0.40 - 0.65    a concrete fact ("Lena starts at the hospital on 13
+                                 May"), an entity, a skill
 personal          0.50 - 0.80    a preference, a relationship, a moment
 binding           0.60 - 0.85    a commitment, a decision, a principle
 identity          0.70 - 0.95    a correction, or a fact in a known slot (name, job, home)
@@ -24,7 +27,7 @@ leave a gap around the archival threshold (0.3): a trivial claim stays below it 
 its channels read (the scan reads "lovely" as arousal 0.7), an ordinary one stays above.
 
 Recall reads importance as one small score component; the bands keep the facts a question
-asks about (named, slotted) where the extractor put them before (0.5 - 0.7) and move
+asks about (concrete, slotted) where the extractor put them before (0.5 - 0.7) and move
 only the trivia down.
 """
 
@@ -70,14 +73,14 @@ def _unit(x: float) -> float:
     return 0.0 if not x > 0.0 else 1.0 if x > 1.0 else x  # NaN reads as 0
 
 
-def band(category: str, *, has_slot: bool, named: bool) -> tuple[float, float]:
+def band(category: str, *, has_slot: bool, concrete: bool) -> tuple[float, float]:
     """The (low, high) range a claim of this shape falls in."""
     if has_slot:
         return IDENTITY
     found = _BANDS.get(category)
     if found is not None:
         return found
-    return ORDINARY if named else TRIVIAL
+    return ORDINARY if concrete else TRIVIAL
 
 
 def strength(channels: Channels, *, emphasis: bool = False) -> float:
@@ -93,11 +96,11 @@ def spectrum(
     channels: Channels,
     *,
     has_slot: bool = False,
-    named: bool = False,
+    concrete: bool = False,
     emphasis: bool = False,
 ) -> float:
     """Importance in [0, 1], rounded to 3 places; non-decreasing in every channel."""
-    low, high = band(category, has_slot=has_slot, named=named)
+    low, high = band(category, has_slot=has_slot, concrete=concrete)
     value = low + (high - low) * strength(channels, emphasis=emphasis)
     if _unit(channels.arousal) >= FLASHBULB_AROUSAL:
         value = max(value, FLASHBULB_FLOOR)

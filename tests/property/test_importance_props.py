@@ -29,8 +29,8 @@ FIELDS = ("novelty", "arousal", "reward", "attention")
 
 
 @given(CATEGORIES, st.builds(Channels, ANY, ANY, ANY, ANY), st.booleans(), st.booleans())
-def test_bounded(category: str, channels: Channels, slot: bool, named: bool) -> None:
-    value = spectrum(category, channels, has_slot=slot, named=named)
+def test_bounded(category: str, channels: Channels, slot: bool, concrete: bool) -> None:
+    value = spectrum(category, channels, has_slot=slot, concrete=concrete)
     assert 0.0 <= value <= 1.0
 
 
@@ -49,7 +49,7 @@ def test_monotone_in_each_channel(
     name: str,
     more: float,
     slot: bool,
-    named: bool,
+    concrete: bool,
     emphasis: bool,
 ) -> None:
     raised = Channels(
@@ -58,15 +58,15 @@ def test_monotone_in_each_channel(
             for f in FIELDS
         }
     )
-    kw = {"has_slot": slot, "named": named, "emphasis": emphasis}
+    kw = {"has_slot": slot, "concrete": concrete, "emphasis": emphasis}
     assert spectrum(category, raised, **kw) >= spectrum(category, channels, **kw)
 
 
 @given(CATEGORIES, CHANNELS, st.booleans(), st.booleans())
 def test_emphasis_and_flashbulb_never_lower(
-    category: str, channels: Channels, slot: bool, named: bool
+    category: str, channels: Channels, slot: bool, concrete: bool
 ) -> None:
-    plain = spectrum(category, channels, has_slot=slot, named=named)
-    assert spectrum(category, channels, has_slot=slot, named=named, emphasis=True) >= plain
+    plain = spectrum(category, channels, has_slot=slot, concrete=concrete)
+    assert spectrum(category, channels, has_slot=slot, concrete=concrete, emphasis=True) >= plain
     if channels.arousal >= FLASHBULB_AROUSAL:
         assert plain >= FLASHBULB_FLOOR

@@ -81,15 +81,15 @@ def test_flashbulb_arousal_tops_the_spectrum() -> None:
 
 
 def test_bands_by_what_the_claim_is() -> None:
-    assert band("fact", has_slot=False, named=False) == TRIVIAL
-    assert band("fact", has_slot=False, named=True) == ORDINARY
-    assert band("fact", has_slot=True, named=False) == IDENTITY
-    assert band("correction", has_slot=False, named=False) == IDENTITY
+    assert band("fact", has_slot=False, concrete=False) == TRIVIAL
+    assert band("fact", has_slot=False, concrete=True) == ORDINARY
+    assert band("fact", has_slot=True, concrete=False) == IDENTITY
+    assert band("correction", has_slot=False, concrete=False) == IDENTITY
 
 
 def test_channels_place_a_claim_inside_its_band() -> None:
-    low = spectrum("fact", Channels(), named=True)
-    high = spectrum("fact", Channels(novelty=0.9, reward=0.9), named=True)
+    low = spectrum("fact", Channels(), concrete=True)
+    high = spectrum("fact", Channels(novelty=0.9, reward=0.9), concrete=True)
     assert low == ORDINARY[0] and low < high <= ORDINARY[1]
     assert spectrum("fact", Channels(), emphasis=True) > spectrum("fact", Channels())
 
@@ -97,3 +97,17 @@ def test_channels_place_a_claim_inside_its_band() -> None:
 def test_out_of_range_channels_are_clamped() -> None:
     nan = float("nan")
     assert spectrum("fact", Channels(nan, -1.0, 2.0, nan)) == TRIVIAL[1]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Lena starts at the hospital on 13 May.",
+        "I'm pregnant.",
+        "Comet sleeps 20 hours a day.",
+        "We move to Lisbon in March.",
+        "Leo ate eleven pierogi at the fair.",
+    ],
+)
+def test_concrete_plain_facts_are_ordinary_not_trivia(text: str) -> None:
+    assert importance(text) >= 0.4

@@ -44,6 +44,8 @@ from memstream.core.extract.slots import detect_slot_worded, restated
 from memstream.core.facts import Fact, TurnView
 from memstream.core.hashing import normalize
 from memstream.core.importance import Channels, spectrum
+from memstream.core.signal_patterns import HITS, WORD_WEIGHT
+from memstream.core.signals import SignalRecord as Signal
 from memstream.core.signals import scan
 from memstream.schemas.events import Category, Kind
 
@@ -255,7 +257,9 @@ def _fact_of_claim(
         else (speaker_key if first_person or person == "second" else None),
         slot=slot[1] if slot else None,
         replaces=hit.replaces if hit is not None else (),
-        importance=_importance(category, slot is not None, named, claim.text, said_words),
+        importance=_importance(
+            category, slot is not None, named, dated.has_date, name, claim.text, said_words
+        ),
     )
     if state is None:
         return [fact]
@@ -265,17 +269,71 @@ def _fact_of_claim(
     return [replace(fact, kind="note"), event]
 
 
+# words that make a plain statement concrete: counts, and the events of a life
+_NUMBER_WORDS = wordset(
+    "two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty "
+    "hundred hundreds thousand thousands million dozen half"
+)
+_LIFE_WORDS = wordset(
+    "born died passed pregnant married engaged divorced pregnancy surgery surgeon diagnosed "
+    "diagnosis allergic allergy intolerant hospital funeral graduated graduate hired fired "
+    "promoted retired retiring moved moving move adopted adopting injured broke cancer baby "
+    "wedding proposed job offer accepted news started lessons house apartment "
+    # habits: what someone does every time is asked about, what they did once less so
+    "every usually often daily weekly nightly weekends"
+)
+_NOT_NAMES = frozenset({"I", "I'm", "I've", "I'll", "I'd", "User"})
+
+
+def _concrete(
+    named: bool, has_date: bool, speaker: str, said: str, words: frozenset[str], found: Signal
+) -> bool:
+    """Something in the claim a question could ask about: a name (not the speaker's), a
+    number, a date that is more than "today", or an event of a life (a birth, a move)."""
+    if named or any(ch.isdigit() for ch in said):
+        return True
+    if not _NUMBER_WORDS.isdisjoint(words) or not _LIFE_WORDS.isdisjoint(words):
+        return True
+    if has_date and (
+        not found.temporal or any(e.pattern != "relative_day" for e in found.temporal)
+    ):
+        return True
+    # a capitalised word: a name the entity finder did not know (the first word only when
+    # it is no common word: "Felix is seeing someone", not "The line was long")
+    return any(
+        w[:1].isupper()
+        and w not in _NOT_NAMES
+        and w != speaker
+        and (i > 0 or (w.lower() not in WORD_WEIGHT and w not in HITS))  # "Lovely": a cue
+        for i, w in enumerate(said.split())
+        if w[:1].isalpha()
+    )
+
+
 def _importance(
-    category: Category, has_slot: bool, named: bool, said: str, words: frozenset[str]
+    category: Category,
+    has_slot: bool,
+    named: bool,
+    has_date: bool,
+    speaker: str,
+    said: str,
+    words: frozenset[str],
 ) -> float:
     """The importance spectrum (``core.importance``): the claim's band by category, slot and
-    names, placed by the signal scan's channels of the claim as said and its emphasis."""
+    what is concrete in it, placed by the signal scan's channels of the claim as said and
+    its emphasis."""
     emphasis = not _EMPHASIS_WORDS.isdisjoint(words) or (
         words >= _SO_MUCH and _EMPHASIS_ANY.found(said)
     )
-    found = scan(said).importance
-    channels = Channels(found.novelty, found.arousal, found.reward, found.attention)
-    return spectrum(category, channels, has_slot=has_slot, named=named, emphasis=emphasis)
+    found = scan(said)
+    channels = Channels(
+        found.importance.novelty,
+        found.importance.arousal,
+        found.importance.reward,
+        found.importance.attention,
+    )
+    concrete = _concrete(named, has_date, speaker, said, words, found)
+    return spectrum(category, channels, has_slot=has_slot, concrete=concrete, emphasis=emphasis)
 
 
 @functools.lru_cache(maxsize=256)
