@@ -36,6 +36,7 @@ from memstream.core.recall_gate import (
     nothing_relevant,
     should_retrieve,
 )
+from memstream.core.retention import RetentionModel
 from memstream.core.scoring import Candidate, ScoringContext, score_all
 from memstream.core.sparse import BM25Encoder
 from memstream.core.standing_instructions import (
@@ -139,6 +140,7 @@ class RecallService:
         pool: RecallPool | None = None,
         follow: Mapping[str, tuple[frozenset[str], int]] = FOLLOW,
         trees: TreeLookup | None = None,
+        retention_model: RetentionModel = "weibull",
     ) -> None:
         """``follow``: intent kind -> (relations, hops) the answer walks (``core.graph_walk``);
         empty, recall ignores the graph (the benchmark's baseline)."""
@@ -151,6 +153,7 @@ class RecallService:
         self.pairs = pairs
         self.publish = publish
         self.trees = trees
+        self.retention_model = retention_model  # the retention_model setting, as the cycle's
         self._cache: dict[str, Any] = {}
 
     def _vectors(self, texts: list[str], ids: list[str]) -> dict[str, Any]:
@@ -326,6 +329,7 @@ class RecallService:
             at=point_in_time,
             include_superseded="superseded" in statuses,
             time=intent.time,
+            retention_model=self.retention_model,
         )
         scored = score_all(candidates, context, profile)
         if include_archived:

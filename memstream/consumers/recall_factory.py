@@ -53,4 +53,5 @@ def recall_service_for(
         publish=publish,
         pool=RecallPool(settings.recall_threads, settings.recall_max_pending),
         trees=TreeIndex(reader(duck)) if duck is not None else None,
+        retention_model="fsrs" if settings.retention_model == "fsrs" else "weibull",
     )

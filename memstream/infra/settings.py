@@ -67,8 +67,8 @@ class Settings:
     # lifecycle: the dream cycle and tier rules run at each boundary of this period of event
     # time (daily at midnight UTC by default); 0 runs tiers on a timer and the cycle on demand only
     dream_every_hours: float = 24.0
-    # forgetting (core/lifecycle.py): the dream cycle's retention curve, weibull or fsrs
-    # (core/retention.py), and how many live memories a namespace keeps before the least
+    # forgetting (core/lifecycle.py): the retention curve of the dream cycle and of recall's
+    # score, weibull or fsrs (core/retention.py), and how many live memories a namespace keeps before the least
     # useful go dormant (capacity trim; 0: no limit)
     retention_model: str = "weibull"
     memory_capacity: int = 10_000

@@ -48,3 +48,14 @@ def test_bad_values_name_the_setting(tmp_path: Path) -> None:
         load(tmp_path / "none.toml", env={"MEMSTREAM_RETENTION_MODEL": "ebbinghaus"})
     with pytest.raises(ConfigError, match="memory_capacity"):
         load(tmp_path / "none.toml", env={"MEMSTREAM_MEMORY_CAPACITY": "-1"})
+
+
+def test_recall_scores_retention_with_the_same_model() -> None:
+    from types import SimpleNamespace
+
+    from memstream.consumers.recall_factory import recall_service_for
+
+    projections = SimpleNamespace(duckdb=None, qdrant=SimpleNamespace(store=None))
+    for model in ("weibull", "fsrs"):
+        chosen = Settings(retention_model=model, embedder="hashing")
+        assert recall_service_for(chosen, projections, None).retention_model == model
