@@ -104,7 +104,7 @@ class Learning:
     async def on_access(self, env: Envelope[Any], event: Any) -> Sent:
         state = await self.states.get(event.message.partition)
         async with state.lock:
-            state.apply_access(env)  # no-op when the partition load already folded it
+            state.apply_access(env, event.message.offset)  # no-op if the load folded it
             await self._release(state, env.namespace, env.payload.query_id)
             if env.event_id in state.processed:
                 return []

@@ -24,6 +24,8 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 
 from memstream.core.embedding import Embedder
 from memstream.core.namespace_memory import NamespaceMemory
+from memstream.core.recent_ids import RecentIds
+from memstream.core.seen_turns import SeenTurns
 from memstream.core.tiers import q_high_since
 from memstream.core.write_plan import BufferedTurn
 from memstream.schemas.envelope import Envelope, Limits, decode
@@ -81,7 +83,8 @@ class PartitionState:
     partition: int
     embedder: Embedder
     namespaces: dict[str, NamespaceMemory] = field(default_factory=dict)
-    extracted: set[tuple[str, str]] = field(default_factory=set)  # (namespace, turn_id)
+    # Turns extracted: the recent ones by id, older ones by their session's floor (bounded)
+    seen_turns: SeenTurns = field(default_factory=SeenTurns)
     buffers: dict[tuple[str, str | None], SessionBuffer] = field(default_factory=dict)
     # The open buffers' keys by namespace (the flush rules are decided per namespace), and
     # the loop time of each namespace's latest turn (the wall-clock idle rule, liveness only).
@@ -97,14 +100,17 @@ class PartitionState:
     events_applied: int = 0
     loaded_events: int = 0  # events_applied when the load finished (the snapshot refresh)
     # Input events whose effects are on the log: every agent-made event names its input as
-    # causation, so a re-delivered input is recognised after a restart too.
-    processed: set[str] = field(default_factory=set)
+    # causation, so a re-delivered input is recognised after a restart too. Only the newest
+    # are kept: re-deliveries come from the committed offset (core/recent_ids.py).
+    processed: RecentIds = field(default_factory=RecentIds)
     # Access statistics folded from the access topic: (namespace, memory_id) -> accesses
     accesses: dict[tuple[str, str], list[datetime]] = field(default_factory=dict)
     recalls: OrderedDict[tuple[str, str], tuple[tuple[str, int], ...]] = field(
         default_factory=OrderedDict
     )
-    access_events: set[str] = field(default_factory=set)
+    # Next offset of the access partition to fold: the access tracker reads the partition
+    # the load folded, in the same order, so a record below it was counted already.
+    access_next: int = 0
     q_high_since: dict[tuple[str, str], datetime] = field(default_factory=dict)
     # Latest dream cycle per namespace (its ConsolidationReported, or a run that planned
     # nothing): the scheduler runs each event-time boundary once.
@@ -120,9 +126,9 @@ class PartitionState:
 
     def apply(self, env: Envelope[Any]) -> None:
         if isinstance(env.payload, TurnsExtracted):
-            turns = {(env.namespace, t.turn_id) for t in env.payload.turns}
-            self.extracted.update(turns)
-            self.extracting.difference_update(turns)
+            ids = [t.turn_id for t in env.payload.turns]
+            self.seen_turns.extracted(env.namespace, env.session_id, ids, env.occurred_at)
+            self.extracting.difference_update((env.namespace, t) for t in ids)
         elif isinstance(env.payload, ConsolidationReported):
             self.cycled(env.namespace, env.occurred_at)
         else:
@@ -139,11 +145,14 @@ class PartitionState:
         self.advance(env.namespace, env.occurred_at)
         self.events_applied += 1
 
-    def apply_access(self, env: Envelope[Any]) -> bool:
-        """Fold one MemoryAccessed; False if this event was already counted (or is none)."""
-        if env.event_id in self.access_events or not isinstance(env.payload, MemoryAccessed):
+    def apply_access(self, env: Envelope[Any], offset: int) -> bool:
+        """Fold the access partition's record at ``offset``; False if it was already counted
+        (or is no MemoryAccessed)."""
+        if offset < self.access_next:
+            return False
+        self.access_next = offset + 1
+        if not isinstance(env.payload, MemoryAccessed):
             return False  # other types on the topic were dead-lettered by the access tracker
-        self.access_events.add(env.event_id)
         p = env.payload
         for m in p.memories:
             times = self.accesses.setdefault((env.namespace, m.memory_id), [])
@@ -293,7 +302,7 @@ async def _fold_both(
         partition,
         limits,
         idle,
-        state.apply,
+        lambda env, _offset: state.apply(env),
         follow=follow,
         auth=options,
         start=snapshot.memory_position if snapshot else 0,
@@ -326,7 +335,7 @@ async def _fold_partition(
     partition: int,
     limits: Limits,
     idle: float,
-    apply: Callable[[Any], Any],
+    apply: Callable[[Any, int], Any],
     *,
     follow: bool = True,
     auth: Mapping[str, Any] | None = None,
@@ -380,7 +389,7 @@ async def _fold_partition(
                     log.warning("%s[%d]@%d unreadable: %s", topic, partition, record.offset, e)
                     last = _event_id(record.value)
                     continue
-                apply(env)
+                apply(env, record.offset)
                 last = env.event_id
             # A fetch returns whole record batches, so this also covers the embedded broker's
             # end offset for a batched write (reported as the batch's first offset + 1).

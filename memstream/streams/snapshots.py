@@ -40,13 +40,13 @@ _HEADER = struct.Struct(">I32sQ")  # version, sha256 of the body, body length
 #: PartitionState fields a snapshot keeps: what the log's fold builds. Buffers, parked
 #: feedback, locks and loop times are about the live process, never in a snapshot.
 STATE_FIELDS = (
-    "extracted",
+    "seen_turns",
     "watermarks",
     "events_applied",
     "processed",
     "accesses",
     "recalls",
-    "access_events",
+    "access_next",
     "q_high_since",
     "last_cycle",
 )
@@ -76,9 +76,13 @@ class SnapshotKey:
 
 def _shape() -> str:
     from memstream.core.memory_state import MemoryState
+    from memstream.core.recent_ids import RecentIds
+    from memstream.core.seen_turns import SeenTurns
 
     names = [
         *STATE_FIELDS,
+        *(f.name for f in fields(SeenTurns)),
+        *(f.name for f in fields(RecentIds)),
         *(f.name for f in fields(NamespaceMemory)),
         *(f.name for f in fields(MemoryState)),
     ]

@@ -28,6 +28,7 @@ from memstream.core.buffer_policy import (
 from memstream.core.event_time import event_time_error
 from memstream.core.extract.images import caption_of
 from memstream.core.gate import GateConfig
+from memstream.core.seen_turns import Seen
 from memstream.core.signals import scan
 from memstream.core.write_plan import BufferedTurn, plan_flush
 from memstream.infra.settings import Settings
@@ -61,6 +62,8 @@ class WritePathStats:
     turns: int = 0
     duplicates: int = 0
     dead_lettered: int = 0
+    # turns refused as already extracted by their session's floor, not by id (dead-lettered)
+    beyond_window: int = 0
     flushes: int = 0
     memory_events: int = 0
     llm_calls: int = 0
@@ -114,6 +117,10 @@ class WritePath:
                 log.warning("write path dead-letters turn %s: %s", env.event_id, late)
                 pending.append(await self._dead_letter(message, late))
                 continue
+            beyond = self._beyond_window(state, env)
+            if beyond is not None:
+                pending.append(await self._dead_letter(message, beyond))
+                continue
             if self.maintenance is not None:
                 boundary = self.maintenance.due(state, env.namespace, env.occurred_at)
                 if boundary is not None:
@@ -130,6 +137,32 @@ class WritePath:
             pending.extend(await self._flush(jobs))
         await self._settle(pending, [*flushed, *jobs])
 
+    def _beyond_window(
+        self, state: PartitionState, env: Envelope[ConversationTurn]
+    ) -> EventValidationError | None:
+        """A turn that left the dedup window may be a copy of an extracted one: refused, with
+        its reason on the DLQ (core/seen_turns.py), never extracted twice nor dropped unseen."""
+        ns, session, turn_id = env.namespace, env.session_id, env.payload.turn_id
+        seen = state.seen_turns.verdict(ns, session, turn_id, env.occurred_at)
+        if seen is not Seen.BEYOND_WINDOW or state.buffered(ns, session, turn_id):
+            return None
+        self.stats.beyond_window += 1
+        floor = state.seen_turns.floor(ns, session)
+        log.warning(
+            "write path dead-letters turn %s of %s/%s: older than its session's dedup window",
+            turn_id,
+            ns,
+            session,
+        )
+        return EventValidationError(
+            Seen.BEYOND_WINDOW.value,
+            f"turn {turn_id!r} is dated {env.occurred_at.isoformat()}, at or before "
+            f"{floor.isoformat() if floor else '?'}, the latest extraction of session "
+            f"{session!r} that left the dedup window: it may be a copy of a turn already "
+            "extracted, so it is not extracted again (send it in a new session to store it)",
+            "occurred_at",
+        )
+
     def _drain(self, state: PartitionState, namespace: str) -> list[Job]:
         keys = [(k, state.buffers[k].first_at) for k in state.open_in(namespace)]
         return [Job(state, key, state.cut(key), "cycle") for key in flush_order(keys)]
@@ -141,7 +174,7 @@ class WritePath:
         its event time leaves behind, then its own buffer if that is complete."""
         turn = env.payload
         ns, session = env.namespace, env.session_id
-        if (ns, turn.turn_id) in state.extracted or state.buffered(ns, session, turn.turn_id):
+        if state.seen_turns.seen(ns, turn.turn_id) or state.buffered(ns, session, turn.turn_id):
             self.stats.duplicates += 1  # a re-delivered or re-published turn: already handled
             return []
         self.stats.turns += 1

@@ -21,7 +21,7 @@ from memstream.streams.partition_state import PartitionState, PartitionStates
 from memstream.streams.sinks import MemorySink
 from tests.streams.test_maintenance import LOG, NS, T0, remembered
 
-EVENT = SimpleNamespace(message=SimpleNamespace(partition=0))
+EVENT = SimpleNamespace(message=SimpleNamespace(partition=0, offset=0))
 
 
 def learner(state: PartitionState) -> tuple[Learning, MemorySink]:

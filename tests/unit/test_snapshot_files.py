@@ -52,7 +52,7 @@ def test_a_snapshot_restores_the_state_it_was_taken_from(tmp_path: Path) -> None
     mine, theirs = state.memory("ns"), again.memory("ns")
     assert theirs.states == mine.states and theirs.edges == mine.edges
     assert theirs.by_entity == mine.by_entity and theirs.by_hash == mine.by_hash
-    assert again.extracted == state.extracted and again.processed == state.processed
+    assert again.seen_turns == state.seen_turns and again.processed == state.processed
     # the restored index answers like the original
     vector = mine.embed("marathon training knee")
     assert theirs.nearest(vector, 3) == mine.nearest(vector, 3)
