@@ -1,8 +1,10 @@
 """Graph queries at 100k edges in one namespace: ``memstream graph ID --hops 2`` as the HTTP
-route runs it (projections/graph_queries.py: a recursive CTE over the ``relations`` table,
-then the edges among the nodes), on a DuckDB projection holding 20,000 memories and
-100,000 edges plus 20 other namespaces beside it. Baseline, same run: every edge of the
-namespace fetched and walked in Python. Goal: p50 <= 5 ms.
+route runs it (projections/graph_queries.indexed_neighbourhood: the walk over the
+projection's kept adjacency lists, then the reached memories' texts in one statement), on a
+DuckDB projection holding 20,000 memories and 100,000 edges plus 20 other namespaces beside
+it. Baselines, same run: every edge of the namespace fetched and walked in Python, and the
+recursive CTE over ``relations`` (what the route ran before, and still runs for ``as_of``).
+The first call of a namespace reads its edges (reported apart). Goal: p50 <= 5 ms.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from pathlib import Path
 from bench.figures import Figure
 from memstream.infra.topics import topic_names
 from memstream.projections.duckdb_projection import DuckDBProjection
-from memstream.projections.graph_queries import neighbourhood
+from memstream.projections.graph_queries import indexed_neighbourhood, neighbourhood
 
 EDGES = int(os.environ.get("BENCH_GRAPH_EDGES", "100000"))
 MEMORIES = EDGES // 5
@@ -78,16 +80,25 @@ def run() -> list[Figure]:
                 "SELECT count(*) FROM relations WHERE namespace = ?", [NS]
             ).fetchone()
             query = duck.rows
+            t = time.perf_counter()
+            indexed_neighbourhood(duck.graph, query, NS, "m0", 1)  # reads the namespace's edges
+            first_ms = (time.perf_counter() - t) * 1000
             timings: dict[int, list[float]] = {1: [], 2: []}
+            cte: list[float] = []
             sizes: list[int] = []
             for hops in (1, 2):
-                for _ in range(CALLS):
+                for call in range(CALLS):
                     start = f"m{rng.randrange(MEMORIES)}"
                     t = time.perf_counter()
-                    graph = neighbourhood(query, NS, start, hops)
+                    graph = indexed_neighbourhood(duck.graph, query, NS, start, hops)
                     timings[hops].append((time.perf_counter() - t) * 1000)
                     if hops == 2:
                         sizes.append(len(graph["nodes"]))
+                        if call % 4 == 0:  # the recursive CTE, interleaved, and the same answer
+                            t = time.perf_counter()
+                            by_sql = neighbourhood(query, NS, start, 2)
+                            cte.append((time.perf_counter() - t) * 1000)
+                            assert by_sql == graph, start
             baseline = []
             for _ in range(BASELINE_CALLS):
                 start = f"m{rng.randrange(MEMORIES)}"
@@ -95,7 +106,8 @@ def run() -> list[Figure]:
                 nodes = _python_walk(duck, start, 2)
                 baseline.append((time.perf_counter() - t) * 1000)
                 assert {
-                    n["memory_id"] for n in neighbourhood(query, NS, start, 2)["nodes"]
+                    n["memory_id"]
+                    for n in indexed_neighbourhood(duck.graph, query, NS, start, 2)["nodes"]
                 } == nodes
         finally:
             duck.close()
@@ -108,7 +120,13 @@ def run() -> list[Figure]:
         f"memories (median); {CALLS} calls each; goal p50 <= 5 ms"
     )
     baseline_name = "every edge of the namespace fetched and walked in Python"
+    notes += f"; the namespace's first call (reads its edges) {first_ms:.0f} ms"
+    cte_p50 = statistics.median(cte)
     return [
+        Figure(
+            "graph query p50 @100k edges (2 hops) vs the recursive CTE",
+            p50_2, "ms", cte_p50, "the recursive CTE over relations, same starts", "lower", notes,
+        ),
         Figure("graph query p50 @100k edges (2 hops)", p50_2, "ms", base, baseline_name, "lower", notes),
         Figure("graph query p99 @100k edges (2 hops)", p99_2, "ms", base, baseline_name, "lower", notes),
         Figure("graph query p50 @100k edges (1 hop)", p50_1, "ms", base, baseline_name, "lower", notes),

@@ -11,7 +11,7 @@ from aiohttp import web
 
 from memstream.consumers.http_api import error, json_response
 from memstream.consumers.http_memory import _time
-from memstream.projections.graph_queries import neighbourhood, to_dot
+from memstream.projections.graph_queries import indexed_neighbourhood, neighbourhood, to_dot
 from memstream.schemas.errors import EventValidationError
 
 
@@ -40,15 +40,16 @@ class GraphRoutes:
             )
             if not known:
                 return error(404, "not_found", "no such memory in this namespace")
-            graph = await asyncio.to_thread(
-                neighbourhood,
-                self.memory._duck().rows,
-                ns,
-                memory_id,
-                hops,
-                as_of=as_of,
-                relation=relation,
-            )
+            duck = self.memory._duck()
+            if as_of is None:  # the live graph: walked over the kept adjacency
+                graph = await asyncio.to_thread(
+                    indexed_neighbourhood, duck.graph, duck.rows, ns, memory_id, hops,
+                    relation=relation,
+                )  # fmt: skip
+            else:  # as it stood then: folded from the log's edge events
+                graph = await asyncio.to_thread(
+                    neighbourhood, duck.rows, ns, memory_id, hops, as_of=as_of, relation=relation
+                )
             if request.query.get("format") == "dot":
                 return web.Response(text=to_dot(memory_id, graph), content_type="text/vnd.graphviz")
             return json_response(

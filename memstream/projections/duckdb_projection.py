@@ -26,6 +26,7 @@ from memstream.core.hot_memory import HotConfig
 from memstream.core.memory_state import MemoryState, apply, memory_ids_of
 from memstream.core.topics import TopicClusters
 from memstream.projections.duckdb_schema import TABLES, VIEWS
+from memstream.projections.graph_index import GraphIndex
 from memstream.projections.hot_queries import block_digest
 from memstream.projections.port import ApplyStats, LogRecord, Projection
 from memstream.projections.tree_queries import tree_digest
@@ -232,6 +233,10 @@ class DuckDBProjection(Projection):
         # the projection's own identity, so a rebuilt or reopened one never matches
         self._changes: dict[str, int] = {}
         self._identity = uuid.uuid4().hex
+        # the live relation graph as adjacency lists, read per namespace from ``relations``
+        # and kept current after each committed batch (projections/graph_index.py)
+        self.graph = GraphIndex(self.every_row)
+        self._edges_applied: dict[tuple[str, str, str, str], dict[str, Any] | None] = {}
         # makes the connections of user statements (a connection's methods are not for
         # two threads at once: this one only ever makes cursors, under its lock)
         self._cursors = self.con.cursor()
@@ -248,6 +253,14 @@ class DuckDBProjection(Projection):
         """``user_query`` as one dict per row (column -> value)."""
         columns, rows = self.user_query(sql, 10_000, params)
         return [dict(zip(columns, row, strict=True)) for row in rows]
+
+    def every_row(self, sql: str, params: list[Any] | None = None) -> list[dict[str, Any]]:
+        """``rows`` without a row cap, for the project's own bounded reads (a namespace's
+        edges for the graph index); never for user SQL."""
+        with self.read_lock:
+            rel = self.reader.execute(sql, params or [])
+            columns = [d[0] for d in rel.description or []]
+            return [dict(zip(columns, row, strict=True)) for row in rel.fetchall()]
 
     def statement(self, timeout: float | None) -> Statement:
         """A user statement on a connection of its own: it waits on no other reader (recall's
@@ -273,6 +286,7 @@ class DuckDBProjection(Projection):
         except BaseException:
             for ns, snapshot in self._topics_before.items():
                 self.topics.restore(ns, snapshot)
+            self._edges_applied = {}  # rolled back with the transaction
             raise
 
     def _apply(self, records: Sequence[LogRecord]) -> ApplyStats:
@@ -334,6 +348,9 @@ class DuckDBProjection(Projection):
             self._advance(records)
         for ns in {env.namespace for _role, env, _record in decoded}:
             self._changes[ns] = self._changes.get(ns, 0) + 1
+        if self._edges_applied:
+            self.graph.apply(self._edges_applied)
+            self._edges_applied = {}
         return stats
 
     def version(self, namespace: str) -> tuple[str, int]:
@@ -541,6 +558,7 @@ class DuckDBProjection(Projection):
             )
         if not final:
             return
+        self._edges_applied.update(final)  # the graph index's, once the batch commits
         columns = list(zip(*final, strict=True))
         self.con.execute(
             "DELETE FROM relations WHERE (namespace, source_id, target_id, relation) IN "
