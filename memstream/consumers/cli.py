@@ -976,10 +976,7 @@ def cmd_tree(args: argparse.Namespace) -> int:
             response = client.get("/v1/tree", params=params)
     answer = response.json()
     if response.status_code != 200:
-        error = answer.get("error", {})
-        where = f" ({error['path']})" if error.get("path") else ""
-        print(f"memstream tree: {error.get('message', response.text)}{where}", file=sys.stderr)
-        return 1
+        return _said_no("tree", answer, response.text)
     if args.tree_command in ("add", "remove"):
         print(f"tree {args.tree_command} {answer['path']} queued (event {answer['event_id']})")
         return 0
@@ -1024,15 +1021,20 @@ def cmd_context(args: argparse.Namespace) -> int:
         response = client.post("/v1/context", json=body)
     answer = response.json()
     if response.status_code != 200:
-        error = answer.get("error", {})
-        where = f" ({error['path']})" if error.get("path") else ""
-        print(f"memstream context: {error.get('message', response.text)}{where}", file=sys.stderr)
-        return 1
+        return _said_no("context", answer, response.text)
     if args.json:
         print(orjson.dumps(answer, option=orjson.OPT_INDENT_2).decode())
     else:
         sys.stdout.write(answer["text"])
     return 0
+
+
+def _said_no(command: str, answer: dict[str, Any], raw: str) -> int:
+    """The worker's refusal in one line, naming the field it is about; exit 1."""
+    error = answer.get("error", {})
+    where = f" ({error['path']})" if error.get("path") else ""
+    print(f"memstream {command}: {error.get('message', raw)}{where}", file=sys.stderr)
+    return 1
 
 
 def cmd_export(args: argparse.Namespace) -> int:

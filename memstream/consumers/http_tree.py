@@ -13,6 +13,7 @@ from typing import Any
 from aiohttp import web
 
 from memstream.consumers.http_api import json_response, read_json
+from memstream.consumers.http_memory import _time
 from memstream.core.category_tree import CategoryTree, TreeConfig, normalize_path
 from memstream.core.event_time import event_time_error
 from memstream.projections.tree_queries import load_tree, reader
@@ -31,20 +32,6 @@ def tree_path(value: Any, field: str = "path") -> str:
         return normalize_path(value)
     except ValueError as e:
         raise EventValidationError("bad_value", str(e), field) from None
-
-
-def _time(value: Any, field: str) -> datetime | None:
-    if value is None:
-        return None
-    try:
-        parsed = datetime.fromisoformat(str(value))
-    except ValueError:
-        raise EventValidationError(
-            "bad_datetime", f"not ISO 8601: {str(value)[:64]!r}", field
-        ) from None
-    if parsed.tzinfo is None:
-        raise EventValidationError("bad_datetime", "needs a UTC offset", field)
-    return parsed
 
 
 class TreeRoutes:

@@ -245,15 +245,8 @@ class RecallService:
         tree = self.trees.tree(namespace) if self.trees is not None else None
         allowed = self._tree_members(namespace, tree, only, statuses)
         if allowed is not None and not allowed:
-            return RecallResult(
-                qid,
-                namespace,
-                query,
-                [],
-                "skipped",
-                intent.kind,
-                "nothing found",
-                details={"filters": only.as_dict() if only else {}},
+            return _nothing_found(
+                qid, namespace, query, intent.kind, {"filters": only.as_dict() if only else {}}
             )
         subqueries = decompose(query) or [query]
         depth = max(profile.limit, k * 4)
@@ -286,16 +279,7 @@ class RecallService:
         fused = fuse_parts(parts)
         ids = [mid for mid, _ in fused]
         if not ids:
-            return RecallResult(
-                qid,
-                namespace,
-                query,
-                [],
-                "skipped",
-                intent.kind,
-                "nothing found",
-                details={"subqueries": subqueries},
-            )
+            return _nothing_found(qid, namespace, query, intent.kind, {"subqueries": subqueries})
         usage = self.usage(namespace, ids) if self.usage else {}
         co_activation = self.pairs(namespace, ids) if self.pairs else {}
         states = {mid: from_json(hits[mid].payload.extra["state"]) for mid in ids}
@@ -577,6 +561,14 @@ def _archived_below(scored: Sequence[Any], states: dict[str, MemoryState]) -> li
         for s in scored
     ]
     return sorted(out, key=lambda s: (-s.score, s.memory_id))
+
+
+def _nothing_found(
+    qid: str, namespace: str, query: str, kind: str, details: dict[str, Any]
+) -> RecallResult:
+    return RecallResult(
+        qid, namespace, query, [], "skipped", kind, "nothing found", details=details
+    )
 
 
 #: candidates (principles and preferences) a recall reads for standing instructions
