@@ -5,7 +5,6 @@ below the floor, each step an event of the edge keeper with the idle days behind
 from __future__ import annotations
 
 import asyncio
-import random
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -13,8 +12,7 @@ from typing import Any
 
 from memstream.consumers.producer import AsyncProducer
 from memstream.infra.settings import Settings
-from memstream.infra.topics import ensure_topics
-from tests.harness import WorkerProcess, turn_from_row
+from tests.harness import own_worker, turn_from_row
 from tests.integration.test_write_path import memory_log
 
 T0 = datetime(2024, 3, 2, 9, tzinfo=UTC)
@@ -44,13 +42,9 @@ async def _until(s: Settings, ns: str, ok: Any, timeout: float = 60) -> list[Any
 
 
 async def test_an_unused_edge_fades_then_leaves(settings: Settings, tmp_path: Path) -> None:
-    own = settings.with_(
-        topic_prefix=f"fade{random.randrange(10**6)}", data_dir=str(tmp_path / "w")
-    )
-    await ensure_topics(own.bootstrap(), own.topic_prefix, own.partitions)
-    ns = "fading"
-    worker = WorkerProcess(own, tmp_path / "w").start()  # defaults: the daily dream cycle
-    try:
+    # the defaults: the daily dream cycle
+    async with own_worker(settings, tmp_path, "fade") as own:
+        ns = "fading"
         async with AsyncProducer(own) as p:
             await p.publish(
                 _turn(ns, 0, "I started training for the Berlin marathon in March.", T0)
@@ -95,5 +89,3 @@ async def test_an_unused_edge_fades_then_leaves(settings: Settings, tmp_path: Pa
         log = await _until(own, ns, lambda g: any(e.type == "RelationRemoved" for e in g))
         removed = [e for e in log if e.type == "RelationRemoved"]
         assert removed and removed[0].payload.reason == "faded", [e.type for e in log]
-    finally:
-        worker.stop()

@@ -6,7 +6,6 @@ archived small talk out, and still reaches it with ``include_archived``."""
 
 from __future__ import annotations
 
-import random
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -15,8 +14,7 @@ from typing import Any
 from memstream.consumers.client import Memory
 from memstream.consumers.producer import AsyncProducer
 from memstream.infra.settings import Settings
-from memstream.infra.topics import ensure_topics
-from tests.harness import WorkerProcess
+from tests.harness import own_worker
 from tests.integration.test_edge_fading import _turn, _until
 
 T0 = datetime(2024, 1, 10, 9, tzinfo=UTC)
@@ -39,13 +37,9 @@ def _archival(log: list[Any]) -> list[Any]:
 async def test_small_talk_is_archived_after_a_year_and_the_rest_stays(
     settings: Settings, tmp_path: Path
 ) -> None:
-    own = settings.with_(
-        topic_prefix=f"forget{random.randrange(10**6)}", data_dir=str(tmp_path / "w")
-    )
-    await ensure_topics(own.bootstrap(), own.topic_prefix, own.partitions)
-    ns = "forgetting"
-    worker = WorkerProcess(own, tmp_path / "w").start()  # defaults: the daily dream cycle
-    try:
+    # the defaults: the daily dream cycle
+    async with own_worker(settings, tmp_path, "forget") as own:
+        ns = "forgetting"
         async with AsyncProducer(own) as p:
             for i, text in enumerate((*TRIVIA, *IMPORTANT)):
                 await p.publish(_turn(ns, i, text, T0 + timedelta(minutes=i)))
@@ -91,5 +85,3 @@ async def test_small_talk_is_archived_after_a_year_and_the_rest_stays(
             assert trivial <= set(back) and {back[m] for m in trivial} == {"archived"}, back
             name = mem.recall("what is my name", namespace=ns)["results"]
             assert any("Sam Rivera" in r["text"] for r in name), name
-    finally:
-        worker.stop()

@@ -5,15 +5,13 @@ with the due date and the days overdue as evidence."""
 
 from __future__ import annotations
 
-import random
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from memstream.consumers.producer import AsyncProducer
 from memstream.infra.settings import Settings
-from memstream.infra.topics import ensure_topics
-from tests.harness import WorkerProcess
+from tests.harness import own_worker
 from tests.integration.test_edge_fading import _turn, _until
 
 T0 = datetime(2024, 2, 1, 9, tzinfo=UTC)
@@ -22,13 +20,9 @@ T0 = datetime(2024, 2, 1, 9, tzinfo=UTC)
 async def test_an_overdue_task_goes_stale_after_ninety_days(
     settings: Settings, tmp_path: Path
 ) -> None:
-    own = settings.with_(
-        topic_prefix=f"stale{random.randrange(10**6)}", data_dir=str(tmp_path / "w")
-    )
-    await ensure_topics(own.bootstrap(), own.topic_prefix, own.partitions)
-    ns = "tasks"
-    worker = WorkerProcess(own, tmp_path / "w").start()  # defaults: the daily dream cycle
-    try:
+    # the defaults: the daily dream cycle
+    async with own_worker(settings, tmp_path, "stale") as own:
+        ns = "tasks"
         async with AsyncProducer(own) as p:
             await p.publish(_turn(ns, 0, "I need to renew my passport by 8 March 2024.", T0))
         log = await _until(own, ns, lambda g: any(e.type == "MemoryCreated" for e in g))
@@ -64,5 +58,3 @@ async def test_an_overdue_task_goes_stale_after_ninety_days(
         assert archived.payload.evidence["days_overdue"] >= 90
         # never superseded as if its truth had ended at the due date
         assert not [e for e in log if e.type == "MemorySuperseded"]
-    finally:
-        worker.stop()
