@@ -1,5 +1,5 @@
 """Wiring the recall service to a worker's projections: the Qdrant store it searches, the
-DuckDB usage and co-activation statistics it scores with."""
+DuckDB projection's kept usage and co-activation counts it scores with."""
 
 from __future__ import annotations
 
@@ -21,28 +21,10 @@ def recall_service_for(
     duck = projections.duckdb
 
     def usage(namespace: str, ids: Sequence[str]) -> dict[str, tuple[int, datetime | None]]:
-        if duck is None:
-            return {}
-        _cols, rows = duck.user_query(
-            "SELECT memory_id, access_count, last_access FROM memory_usage "
-            "WHERE namespace = ? AND memory_id IN (SELECT unnest(?::VARCHAR[]))",
-            10_000,
-            [namespace, list(ids)],
-        )
-        return {mid: (int(n), last) for mid, n, last in rows}
+        return duck.usage.usage(namespace, ids) if duck is not None else {}
 
     def pairs(namespace: str, ids: Sequence[str]) -> dict[tuple[str, str], int]:
-        if duck is None:
-            return {}
-        _cols, rows = duck.user_query(
-            "SELECT a.memory_id, b.memory_id, count(*) FROM access_hits a JOIN access_hits b "
-            "ON a.event_id = b.event_id AND a.memory_id < b.memory_id "
-            "WHERE a.namespace = ? AND a.memory_id IN (SELECT unnest(?::VARCHAR[])) "
-            "AND b.memory_id IN (SELECT unnest(?::VARCHAR[])) GROUP BY ALL",
-            10_000,
-            [namespace, list(ids), list(ids)],
-        )
-        return {(a, b): int(n) for a, b, n in rows}
+        return duck.usage.together(namespace, ids) if duck is not None else {}
 
     return RecallService(
         projections.qdrant.store,

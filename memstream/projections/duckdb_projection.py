@@ -30,6 +30,7 @@ from memstream.projections.graph_index import GraphIndex
 from memstream.projections.hot_queries import block_digest
 from memstream.projections.port import ApplyStats, LogRecord, Projection
 from memstream.projections.tree_queries import tree_digest
+from memstream.projections.usage_index import UsageIndex
 from memstream.projections.user_sql import Statement, lock_down, memory_limit_sql
 from memstream.projections.user_sql import run as run_user_sql
 from memstream.schemas.envelope import DEFAULT_LIMITS, Envelope, Limits, decode
@@ -236,6 +237,9 @@ class DuckDBProjection(Projection):
         # the live relation graph as adjacency lists, read per namespace from ``relations``
         # and kept current after each committed batch (projections/graph_index.py)
         self.graph = GraphIndex(self.every_row)
+        # access counts, latest access and co-retrieval counts, kept the same way
+        # (projections/usage_index.py): what every recall scores with
+        self.usage = UsageIndex(self.every_row)
         self._edges_applied: dict[tuple[str, str, str, str], dict[str, Any] | None] = {}
         # makes the connections of user statements (a connection's methods are not for
         # two threads at once: this one only ever makes cursors, under its lock)
@@ -351,6 +355,8 @@ class DuckDBProjection(Projection):
         if self._edges_applied:
             self.graph.apply(self._edges_applied)
             self._edges_applied = {}
+        if rows.get("access_hits"):
+            self.usage.apply(rows["access_hits"])
         return stats
 
     def version(self, namespace: str) -> tuple[str, int]:
