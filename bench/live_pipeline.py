@@ -89,16 +89,23 @@ def raw_baseline(settings: Settings, source: str, n: int) -> float:
 
 
 @contextlib.contextmanager
-def worker_process(settings: Settings, **env: str) -> Iterator[subprocess.Popen[bytes]]:
-    """A ``memstream worker`` on the broker of ``settings``, projections off (this measures
-    the agents; the projections have their own benchmark), ready when yielded."""
-    datadir = Path(tempfile.mkdtemp(prefix="bench-worker-"))
+def worker_process(
+    settings: Settings,
+    *,
+    projections: str = "none",
+    datadir: Path | None = None,
+    **env: str,
+) -> Iterator[subprocess.Popen[bytes]]:
+    """A ``memstream worker`` on the broker of ``settings``, projections off unless named
+    (most benchmarks measure the agents; the projections have their own), ready when
+    yielded. Its settings' data directory is ``datadir / "data"``."""
+    datadir = datadir or Path(tempfile.mkdtemp(prefix="bench-worker-"))
     full_env = dict(
         os.environ,
         MEMSTREAM_KAFKA_BOOTSTRAP=settings.bootstrap(),
         MEMSTREAM_TOPIC_PREFIX=settings.topic_prefix,
         MEMSTREAM_DATA_DIR=str(datadir / "data"),
-        MEMSTREAM_PROJECTIONS="none",
+        MEMSTREAM_PROJECTIONS=projections,
         PYTHONPATH=str(ROOT),
         **env,
     )

@@ -342,6 +342,20 @@ def test_a_task_by_a_date_is_due_then() -> None:
     assert fact.valid_from is None and fact.valid_until == day(2023, 5, 13)  # its due date
 
 
+def test_a_due_date_before_the_claims_other_date_bounds_nothing() -> None:
+    # BEAM: a task due before the event it also names once crashed the write path
+    said = (
+        "I need to finalize the movie list by May 5 for our family weekend, considering "
+        "Mason's suggestion to add a game night on May 11"
+    )
+    for fact in facts(said, at=datetime(2024, 5, 3, 17, tzinfo=UTC)):
+        assert (
+            fact.valid_until is None
+            or fact.valid_from is None
+            or (fact.valid_until >= fact.valid_from)
+        )
+
+
 def test_until_sets_valid_until_to_the_end_of_that_day() -> None:
     fact = only("I'm in Paris until Friday.")
     assert fact.text == "User is in Paris until 12 May 2023"

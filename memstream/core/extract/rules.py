@@ -238,9 +238,16 @@ def _fact_of_claim(
     if slot is not None and slot[1] in _RECURRING_SLOTS:
         # the date of a birthday is the slot's value, not a bound on when the fact holds
         category, valid_from, valid_until = "fact", None, None
-    if category == "commitment" and valid_until is None and dated.due is not None:
+    if (
+        category == "commitment"
+        and valid_until is None
+        and dated.due is not None
+        and (valid_from is None or dated.due >= valid_from)
+    ):
         # "I'll renew my passport by 8 March": a task's valid_until is its due date (what
-        # plan expiry and the hot block's task list read), not the end of its truth
+        # plan expiry and the hot block's task list read), not the end of its truth; a due
+        # date before another date of the claim ("finalize the list by May 5 ... a game night
+        # on May 11") bounds nothing
         valid_until = dated.due
     kind: Kind = "episode" if category == "moment" or valid_from or valid_until else "note"
     fact = Fact(
