@@ -250,11 +250,29 @@ class WritePath:
         # Extraction does not depend on memory state: run it for all jobs at once (the LLM
         # extractor bounds its own concurrency); planning then runs in order, per partition.
         results = await asyncio.gather(
-            *(extract_buffer(self.extractor, job.buffer.turns, job.key[1]) for job in jobs)
+            *(extract_buffer(self.extractor, job.buffer.turns, job.key[1]) for job in jobs),
+            return_exceptions=True,
         )
         pending: list[Awaitable[Any]] = []
         for job, result in zip(jobs, results, strict=True):
             ns, session = job.key
+            if isinstance(result, BaseException):
+                if not isinstance(result, Exception):
+                    raise result  # cancellation and exits are not the turns' fault
+                # An extractor bug must not become a poison pill either: the turns go to the
+                # DLQ with the error; the partition state is rebuilt from the log, as after a
+                # planning failure (the cut buffer's turns are marked as being extracted).
+                log.exception(
+                    "extraction failed for %s/%s; dead-lettering %d turns",
+                    ns,
+                    session,
+                    len(job.buffer.turns),
+                    exc_info=result,
+                )
+                self.states.drop({job.state.partition})
+                for message in job.buffer.messages:
+                    pending.append(await self._dead_letter(message, result))
+                continue
             flush = flush_of(
                 result,
                 namespace=ns,
