@@ -108,3 +108,44 @@ def test_dates_resolve_in_the_event_zone(text: str, at: datetime) -> None:
 def test_no_fact_without_an_alphanumeric_character(turns: list[TurnView]) -> None:
     for fact in extract_rules(turns):
         assert any(ch.isalnum() for ch in fact.text)
+
+
+# Claims built to carry several dates with their prepositions, tasks among them ("I need to
+# finalize the list by May 5 ... a game night on May 11" once made a task due before it
+# started): whatever the combination, extraction never raises and bounds stay ordered.
+_DATES = st.sampled_from(
+    [
+        "Friday",
+        "next Monday",
+        "May 5",
+        "May 11",
+        "8 March 2024",
+        "2019",
+        "last week",
+        "tomorrow",
+        "the weekend",
+        "June",
+    ]
+)
+_PREPS = st.sampled_from(["by", "on", "until", "since", "before", "after", "in", ""])
+_OPENERS = st.sampled_from(
+    ["I need to finish the report", "I will call Ana", "I moved to Porto", "We have a game night"]
+)
+
+
+@st.composite
+def dated_claims(draw: st.DrawFn) -> str:
+    parts = [draw(_OPENERS)]
+    for _ in range(draw(st.integers(1, 3))):
+        parts.append(f"{draw(_PREPS)} {draw(_DATES)}".strip())
+        parts.append(draw(st.sampled_from([",", "and", "and the party is", "so", ""])))
+    return " ".join(p for p in parts if p) + "."
+
+
+@_settings
+@given(st.lists(dated_claims(), min_size=1, max_size=3).map(" ".join), _times)
+def test_claims_with_many_dates_never_raise_and_stay_ordered(text: str, at: datetime) -> None:
+    turn = TurnView(turn_id="t1", role="user", speaker="user", text=text, occurred_at=at)
+    for fact in extract_rules([turn]):
+        if fact.valid_from is not None and fact.valid_until is not None:
+            assert fact.valid_from <= fact.valid_until, (text, fact)
