@@ -9,6 +9,7 @@ Every route checks the caller's key against the namespace it names.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 import uuid
 from collections import Counter
@@ -38,6 +39,8 @@ MEMORY_COLUMNS = (
     "entities, valid_from, valid_until, source_turn_ids, created_at, updated_at, pinned, immutable, superseded_by, "
     "session_id, access_count, last_access, metadata"
 )
+
+log = logging.getLogger("memstream.http")
 
 
 def _time(value: Any, field: str) -> datetime | None:
@@ -112,6 +115,7 @@ class MemoryRoutes:
         self.metrics: Counter[str] = Counter()
         self.latency_ms: list[float] = []
         self.ids = IdDirectory(api)  # 404/403 for ids feedback and edits name
+        self._telemetry: set[asyncio.Task[None]] = set()  # recall telemetry being sent
 
     def register(self, app: web.Application) -> None:
         r = app.router
@@ -132,6 +136,8 @@ class MemoryRoutes:
         self.producer = await AsyncProducer(self.settings, producer_name="memstream-http").start()
 
     async def stop(self) -> None:
+        if self._telemetry:  # what recalls reported, sent before the producer goes
+            await asyncio.gather(*self._telemetry, return_exceptions=True)
         if self.producer is not None:
             await self.producer.stop()
 
@@ -334,6 +340,19 @@ class MemoryRoutes:
 
         return await self._guard(request, run)
 
+    def _observe_later(self, namespace: str, workflow: str, outcome: str, detail: str) -> None:
+        task = asyncio.get_running_loop().create_task(
+            self.observe(namespace, workflow, outcome, detail)
+        )
+        self._telemetry.add(task)
+        task.add_done_callback(self._observed)
+
+    def _observed(self, task: asyncio.Task[None]) -> None:
+        self._telemetry.discard(task)
+        if not task.cancelled() and (e := task.exception()) is not None:
+            self.metrics["telemetry_failed"] += 1  # on /metrics; the answer was already given
+            log.warning("recall telemetry not sent: %s", e)
+
     async def observe(self, namespace: str, workflow: str, outcome: str, detail: str) -> None:
         """The system's own continuity operations are workflows too (telemetry, never recalled)."""
         await self._publisher().workflow(
@@ -395,7 +414,9 @@ class MemoryRoutes:
                 filters=parse_filters(req.filters),
                 now=req.at,
             )
-            await self.observe(
+            # the recall's own telemetry does not hold the answer back (the access event
+            # the recall recorded did: feedback on the query id may follow at once)
+            self._observe_later(
                 ns,
                 "recall",
                 "success" if result.results else "missed",
