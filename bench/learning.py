@@ -90,7 +90,9 @@ class Learner:
 
 
 def _ask(pipeline: Pipeline, q: Mapping[str, Any], at: datetime) -> list[Any]:
-    result = pipeline.service.recall_sync(q["namespace"], q["query"], k=40, now=at)
+    result = pipeline.service.recall_sync(
+        q["namespace"], q["query"], k=40, now=at, include_low_confidence=True
+    )
     return list(result.results)
 
 

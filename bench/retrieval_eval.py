@@ -203,7 +203,11 @@ class Pipeline:
         as_of = datetime.fromisoformat(q["as_of"]) if q.get("as_of") else None
         when = as_of or self.last_turn[q["namespace"]] + timedelta(days=1)
         service = self.service if graph else self.without_graph
-        return service.recall_sync(q["namespace"], q["query"], k=k, now=when, as_of=as_of)
+        # the whole ranking, whatever the confidence gate says (it would withhold a skipped
+        # answer): the abstention figure reads the label, which the flag leaves as it is
+        return service.recall_sync(
+            q["namespace"], q["query"], k=k, now=when, as_of=as_of, include_low_confidence=True
+        )
 
     @cached_property
     def without_graph(self) -> RecallService:

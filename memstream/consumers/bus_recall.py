@@ -30,6 +30,7 @@ async def recall_over_bus(
     timeout: float = 30.0,
     token: str | None = None,
     filters: dict[str, Any] | None = None,
+    include_low_confidence: bool = False,
 ) -> Envelope[RecallAnswered]:
     """``token``: a key for ``namespace``, required when the worker has API keys
     (MEMSTREAM_API_KEYS); sent in the ``memstream-token`` header, never in the event."""
@@ -60,6 +61,7 @@ async def recall_over_bus(
                 as_of=as_of,
                 filters=dict(filters or {}),
                 at=at,
+                include_low_confidence=include_low_confidence,
             ),
             namespace=namespace,
             correlation_id=correlation,

@@ -133,6 +133,8 @@ class _Requests:
             **({"at": at.isoformat() if isinstance(at, datetime) else at} if at else {}),
             "include_superseded": bool(f.pop("include_superseded", False)),
             "include_archived": bool(f.pop("include_archived", False)),
+            # a low-confidence answer whole (else skipped: none, abbreviated: shortened)
+            "include_low_confidence": bool(f.pop("include_low_confidence", False)),
             "session_id": f.pop("session_id", None) or f.pop("run_id", None),
         }
         if f:  # category / tier: the worker checks them and names any it does not know

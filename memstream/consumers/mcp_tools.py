@@ -144,10 +144,18 @@ def register(server: MCPServer[Any], link: WorkerLink) -> None:
         ] = False,
         session_id: SessionId = None,
         namespace: Namespace = None,
+        include_low_confidence: Annotated[
+            bool,
+            Field(
+                description="return the results even when nothing relevant is known "
+                "(confidence 'skipped': withheld otherwise) and in full when 'abbreviated'"
+            ),
+        ] = False,
     ) -> dict[str, Any]:
         """Recall the memories that answer a question, ranked and explained: each result has
         `why` (the components that weighed most), `explain` (every component's value and
-        weight) and the turns it came from. Give the `query_id` to feedback afterwards."""
+        weight) and the turns it came from. Give the `query_id` to feedback afterwards.
+        With confidence 'skipped' no results are returned unless include_low_confidence."""
         caller = await scope(ctx, namespace)
         body = {
             "namespace": caller.namespace,
@@ -155,6 +163,7 @@ def register(server: MCPServer[Any], link: WorkerLink) -> None:
             "k": k,
             "as_of": _iso(as_of),
             "include_superseded": include_superseded,
+            "include_low_confidence": include_low_confidence,
             "session_id": session_id,
         }
         out: dict[str, Any] = await call(caller, "POST", "/v1/recall", json=body)

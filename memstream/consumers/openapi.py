@@ -179,6 +179,12 @@ def document() -> dict[str, Any]:
                                 "k": {"type": "integer", "minimum": 1, "maximum": 200},
                                 "as_of": {"type": "string", "format": "date-time"},
                                 "include_superseded": {"type": "boolean"},
+                                "include_archived": {"type": "boolean"},
+                                "include_low_confidence": {
+                                    "type": "boolean",
+                                    "description": "results even when confidence is "
+                                    "'skipped' (withheld otherwise), whole when 'abbreviated'",
+                                },
                                 "session_id": {"type": "string"},
                             },
                         }

@@ -30,11 +30,16 @@ from memstream.core.mmr import folded, mmr
 from memstream.core.recall_filters import RecallFilters
 from memstream.core.recall_gate import (
     MATCH_DEPTH,
+    Confidence,
     Match,
+    abbreviated_explain,
+    abbreviated_text,
+    abbreviates,
     confidence,
     coverage,
     nothing_relevant,
     should_retrieve,
+    withholds,
 )
 from memstream.core.retention import RetentionModel
 from memstream.core.scoring import Candidate, ScoringContext, score_all
@@ -121,6 +126,9 @@ class RecallResult:
                 if len(self.details.get("subqueries", ())) > 1
                 else {}
             ),
+            # a low-confidence answer held back (core.recall_gate): how many results it had
+            **({"withheld": self.details["withheld"]} if "withheld" in self.details else {}),
+            **({"abbreviated": True} if self.details.get("abbreviated") else {}),
         }
 
 
@@ -181,6 +189,7 @@ class RecallService:
         wait: bool = False,
         filters: RecallFilters | None = None,
         include_archived: bool = False,
+        include_low_confidence: bool = False,
     ) -> RecallResult:
         """Runs on the bounded recall pool: RecallBusy when it is full (unless ``wait``)."""
         result = await self.pool.run(
@@ -195,6 +204,7 @@ class RecallService:
                 now=now,
                 filters=filters,
                 include_archived=include_archived,
+                include_low_confidence=include_low_confidence,
             ),
             wait=wait,
         )
@@ -223,7 +233,10 @@ class RecallService:
         now: datetime | None = None,
         filters: RecallFilters | None = None,
         include_archived: bool = False,
+        include_low_confidence: bool = False,
     ) -> RecallResult:
+        """``include_low_confidence``: the whole answer whatever its confidence (a "skipped"
+        one is otherwise withheld, an "abbreviated" one shortened: ``core.recall_gate``)."""
         qid = query_id or f"q-{uuid.uuid4().hex}"
         only = filters if filters is not None and not filters.empty else None
         now = now or as_of or utc_now()
@@ -400,15 +413,17 @@ class RecallService:
         ]
         match = self._match(query, query_vectors, top, vectors, states, hits)
         gated = nothing_relevant(match)
-        return RecallResult(
+        label = "skipped" if gated else confidence(top)
+        return _shaped(
+            label,
+            results,
+            include_low_confidence,
             qid,
             namespace,
             query,
-            results,
-            "skipped" if gated else confidence(top),
             intent.kind,
-            "nothing relevant" if gated else None,
-            details={
+            "nothing relevant" if gated else ("low score" if label == "skipped" else None),
+            {
                 "match": {"cosine": round(match.cosine, 6), "coverage": round(match.coverage, 6)},
                 "subqueries": subqueries,
                 "candidates": len(candidates),
@@ -561,6 +576,31 @@ def _archived_below(scored: Sequence[Any], states: dict[str, MemoryState]) -> li
         for s in scored
     ]
     return sorted(out, key=lambda s: (-s.score, s.memory_id))
+
+
+def _shaped(
+    label: Confidence,
+    results: list[RecallHitView],
+    include_low_confidence: bool,
+    qid: str,
+    namespace: str,
+    query: str,
+    kind: str,
+    reason: str | None,
+    details: dict[str, Any],
+) -> RecallResult:
+    """The answer as its confidence allows (``core.recall_gate``: a skipped one withheld, an
+    abbreviated one with less detail), unless the caller asked for all of it."""
+    if withholds(label, include_low_confidence):
+        details = {**details, "withheld": len(results)}
+        results = []
+    elif abbreviates(label, include_low_confidence):
+        details = {**details, "abbreviated": True}
+        results = [
+            replace(r, text=abbreviated_text(r.text), explain=abbreviated_explain(r.explain))
+            for r in results
+        ]
+    return RecallResult(qid, namespace, query, results, label, kind, reason, details=details)
 
 
 def _nothing_found(

@@ -35,15 +35,25 @@ of BEAM dev's, and 54% / 32% of the questions asked of the other set's conversat
 conversations share many words with any question: the floor stays low on purpose). Questions on the topic of a
 conversation whose detail was never said (BEAM's abstention questions) share its words and
 pass: telling those apart needs a reader, not a retrieval score.
+
+What the label does to the answer (``shaped``), unless the caller asks for everything
+(``include_low_confidence``, which a benchmark of the ranking always sets):
+
+    "skipped"     -> no results ("withheld": how many there were); the label and reason stay
+    "abbreviated" -> the same results in the same order, with less detail: ``explain`` keeps
+                     the ``ABBREVIATED_COMPONENTS`` (3) components that weighed most (value
+                     and weight, ``abbreviated_explain``) and nothing else; a text longer
+                     than ``ABBREVIATED_CHARS`` (280) is cut at a word boundary with "..."
+    "full"        -> unchanged
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
 from memstream.core.scoring import Scored
 from memstream.core.signal_patterns import SLASH_COMMAND_RE
@@ -134,3 +144,50 @@ def coverage(
 def nothing_relevant(match: Match, floor: RelevanceFloor = DEFAULT_FLOOR) -> bool:
     """No top result is close to the query in meaning, nor shares enough of its words."""
     return match.cosine < floor.cosine and match.coverage < floor.coverage
+
+
+ABBREVIATED_COMPONENTS: Final = 3  # explain components an abbreviated result keeps
+ABBREVIATED_CHARS: Final = 280  # an abbreviated result's text is cut past this
+
+
+def abbreviated_explain(
+    explain: Mapping[str, Any], top: int = ABBREVIATED_COMPONENTS
+) -> dict[str, float]:
+    """The ``top`` scoring components that weighed most (value x weight), value and weight;
+    ties by name. Everything else (store ranks, graph paths, raw relevance) is dropped."""
+    weighed = []
+    for key, value in explain.items():
+        weight = explain.get(key + ".w")
+        if (
+            isinstance(value, int | float)
+            and isinstance(weight, int | float)
+            and not isinstance(value, bool)
+            and math.isfinite(value * weight)
+        ):
+            weighed.append((-(value * weight), key, float(value), float(weight)))
+    out: dict[str, float] = {}
+    for _, key, value, weight in sorted(weighed)[:top]:
+        out[key] = value
+        out[key + ".w"] = weight
+    return out
+
+
+def abbreviated_text(text: str, limit: int = ABBREVIATED_CHARS) -> str:
+    """``text`` if at most ``limit`` characters, else cut at the last word boundary before
+    it, with "..." (never longer than ``limit`` + 3)."""
+    if len(text) <= limit:
+        return text
+    cut = text[:limit]
+    space = cut.rfind(" ")
+    if space > limit // 2:  # a very long word: cut inside it rather than lose half
+        cut = cut[:space]
+    return cut.rstrip(" ,;:") + "..."
+
+
+def withholds(label: Confidence, include_low_confidence: bool) -> bool:
+    """A "skipped" answer's results are withheld unless the caller asked for them."""
+    return label == "skipped" and not include_low_confidence
+
+
+def abbreviates(label: Confidence, include_low_confidence: bool) -> bool:
+    return label == "abbreviated" and not include_low_confidence

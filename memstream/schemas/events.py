@@ -182,6 +182,9 @@ class RecallRequested:
     filters: dict[str, Any] = field(default_factory=dict)
     # forgotten (archived) memories too, ranked below the rest (consumers/recall.py)
     include_archived: bool = False
+    # the whole answer whatever its confidence: a "skipped" one is otherwise withheld and an
+    # "abbreviated" one shortened (core/recall_gate.py)
+    include_low_confidence: bool = False
     # the evaluation time ("now" for recency, retention and the access event it records);
     # unset: the wall clock. Unlike as_of it cuts nothing: a replay or a benchmark sets it.
     at: datetime | None = None

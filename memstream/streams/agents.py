@@ -413,6 +413,7 @@ async def _answered(
             as_of=req.as_of,
             include_superseded=req.include_superseded,
             include_archived=req.include_archived,
+            include_low_confidence=req.include_low_confidence,
             session_id=env.session_id,
             query_id=req.query_id,
             wait=True,  # the topic is the queue: wait for a slot, never refuse

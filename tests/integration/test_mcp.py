@@ -168,6 +168,11 @@ async def tour(c: Client, ns: str) -> None:
     top = answer["results"][0]
     assert "ramen" in top["text"] and "relevance" in top["why"] and top["explain"]
     assert top["source_turn_ids"]
+    off = "What is the capital gains tax rate on cryptocurrency?"
+    held = await call(c, "recall", query=off, k=3)
+    assert held["confidence"] == "skipped" and held["results"] == [], held
+    given = await call(c, "recall", query=off, k=3, include_low_confidence=True)
+    assert given["confidence"] == "skipped" and given["results"], given
     fed = await call(c, "feedback", query_id=answer["query_id"], outcome="positive")
     assert fed["status"] == "queued"
     mid = top["memory_id"]

@@ -1,6 +1,6 @@
 """Recall quality through the broker, with the defaults and the rule extractor: an
-off-topic question is answered "nothing relevant" by the absolute confidence gate while
-on-topic ones are not; a question naming a month finds the memory of that month first
+off-topic question is answered "nothing relevant" by the absolute confidence gate, its
+results withheld unless asked for (``include_low_confidence``), while on-topic ones are not; a question naming a month finds the memory of that month first
 among memories that match it equally well in words; a dream-cycle summary cites its
 members' turns and is folded behind them, so it never pushes them out of a recall."""
 
@@ -58,6 +58,15 @@ def test_off_topic_question_is_answered_nothing_relevant(settings: Settings, sto
         off = mem.recall("What is the capital gains tax rate on cryptocurrency?", namespace=story)
         assert off["confidence"] == "skipped"
         assert off["skipped_reason"] == "nothing relevant"
+        # withheld by default: the caller is told how many there were, and gets them if asked
+        assert off["results"] == [] and off["withheld"] > 0, off
+        asked = mem.recall(
+            "What is the capital gains tax rate on cryptocurrency?",
+            namespace=story,
+            filters={"include_low_confidence": True},
+        )
+        assert asked["confidence"] == "skipped" and asked["skipped_reason"] == "nothing relevant"
+        assert len(asked["results"]) == off["withheld"] and "withheld" not in asked
         on = mem.recall("What kind of dog did Maya adopt?", namespace=story)
         assert on["confidence"] != "skipped"
         assert "beagle" in on["results"][0]["text"]

@@ -162,6 +162,14 @@ def test_kafka_request_reply(settings: Settings, tenants: dict[str, str]) -> Non
     answer = asyncio.run(recall_over_bus(settings, tenants["alpha"], "where does Sam work?", k=3))
     assert answer.payload.results and "Initech" in answer.payload.results[0].text
     assert answer.causation_id is not None
+    # nothing relevant: withheld on the bus too, unless the request asks for it
+    off = "What is the capital gains tax rate on cryptocurrency?"
+    held = asyncio.run(recall_over_bus(settings, tenants["alpha"], off, k=3)).payload
+    assert held.confidence == "skipped" and held.results == [], held
+    given = asyncio.run(
+        recall_over_bus(settings, tenants["alpha"], off, k=3, include_low_confidence=True)
+    ).payload
+    assert given.confidence == "skipped" and given.results, given
 
 
 def test_feedback_moves_q_and_edits_are_events(settings: Settings, tenants: dict[str, str]) -> None:
