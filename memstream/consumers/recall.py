@@ -591,10 +591,10 @@ def _shaped(
 ) -> RecallResult:
     """The answer as its confidence allows (``core.recall_gate``: a skipped one withheld, an
     abbreviated one with less detail), unless the caller asked for all of it."""
-    if withholds(label, include_low_confidence):
+    if withholds(label, reason, include_low_confidence):
         details = {**details, "withheld": len(results)}
         results = []
-    elif abbreviates(label, include_low_confidence):
+    elif abbreviates(label, reason, include_low_confidence):
         details = {**details, "abbreviated": True}
         results = [
             replace(r, text=abbreviated_text(r.text), explain=abbreviated_explain(r.explain))

@@ -8,7 +8,8 @@ Public API
 ``EvolutionConfig(critical_q=0.2, critical_usage=10, high_q=0.3, high_usage=5,
 stale_after=90 d, merge_similarity=0.95, induce_similarity=0.85, induce_min=3,
 procedural=("principle", "skill"))``
-``EvolutionView``: one memory with its usage (access count, last access, Q history).
+``EvolutionView``: one memory with its usage (access count and times, last access, the Q
+updates learned from use with their feedback outcomes).
 ``memory_candidates(memories, at, config)``: at most one per memory, first that holds:
     ``critical`` (Q < 0.2 and access_count >= 10) -> ``deprecate``;
     ``high`` (Q < 0.3 and access_count >= 5) -> ``refine``;
@@ -20,7 +21,9 @@ procedural=("principle", "skill"))``
 ``find_candidates(memories, vectors, at, config)``: all three, in that order.
 Only active memories are considered; pinned, immutable and flashbulb ones are exempt.
 Memories without a vector take no part in the similarity rules. Every candidate's
-evidence has ``usage``: per member, its access count, last access and Q history.
+evidence has ``usage``: per member, its access count and times, last access, Q history
+and feedback outcomes over event time. ``stale_after=None`` turns the stale rule off (the
+worker's own evolution runs leave forgetting by time to the dream cycle).
 """
 
 from __future__ import annotations
@@ -43,7 +46,7 @@ class EvolutionConfig:
     critical_usage: int = 10
     high_q: float = 0.3
     high_usage: int = 5
-    stale_after: timedelta = timedelta(days=90)
+    stale_after: timedelta | None = timedelta(days=90)  # None: no stale rule
     merge_similarity: float = 0.95
     induce_similarity: float = 0.85
     induce_min: int = 3
@@ -59,7 +62,9 @@ class EvolutionView:
     created_at: datetime
     access_count: int = 0
     last_access: datetime | None = None
-    q_history: tuple[tuple[datetime, float], ...] = ()  # (time, Q after), as the shell has it
+    # (time, Q after, reward, outcome) of each Q update learned from use, as the shell has it
+    q_history: tuple[tuple[datetime, float, float, str], ...] = ()
+    accesses: tuple[datetime, ...] = ()  # the recalls that returned it (the newest kept)
     active: bool = True
     pinned: bool = False
     immutable: bool = False
@@ -79,7 +84,11 @@ def usage_of(m: EvolutionView) -> dict[str, Any]:
         "access_count": m.access_count,
         "last_access": None if m.last_access is None else m.last_access.isoformat(),
         "q_value": m.q_value,
-        "q_history": [[t.isoformat(), q] for t, q in sorted(m.q_history)],
+        "accesses": [t.isoformat() for t in sorted(m.accesses)],
+        "q_history": [[t.isoformat(), q] for t, q, _r, _o in sorted(m.q_history)],
+        "feedback": [
+            {"at": t.isoformat(), "outcome": o, "reward": r} for t, _q, r, o in sorted(m.q_history)
+        ],
     }
 
 
@@ -105,7 +114,7 @@ def memory_candidates(
             out.append(Candidate("high", "refine", (m.memory_id,), {**rule, "usage": usage}))
             continue
         since = m.last_access or m.created_at
-        if at - since >= config.stale_after:
+        if config.stale_after is not None and at - since >= config.stale_after:
             idle = round((at - since).total_seconds() / 86_400, 3)
             ev = {"idle_days": idle, "stale_after_days": config.stale_after.days, "usage": usage}
             out.append(Candidate("stale", "archive", (m.memory_id,), ev))

@@ -39,11 +39,15 @@ pass: telling those apart needs a reader, not a retrieval score.
 What the label does to the answer (``shaped``), unless the caller asks for everything
 (``include_low_confidence``, which a benchmark of the ranking always sets):
 
-    "skipped"     -> no results ("withheld": how many there were); the label and reason stay
-    "abbreviated" -> the same results in the same order, with less detail: ``explain`` keeps
+    "skipped", reason "nothing relevant" (the absolute test)
+                  -> no results ("withheld": how many there were); the label and reason stay
+    "abbreviated", or "skipped" on a low relative score alone (reason "low score": those
+    scores cannot tell an off-topic recall from a good one, an archived memory asked for
+    has its score halved)
+                  -> the same results in the same order, with less detail: ``explain`` keeps
                      the ``ABBREVIATED_COMPONENTS`` (3) components that weighed most (value
-                     and weight, ``abbreviated_explain``) and nothing else; a text longer
-                     than ``ABBREVIATED_CHARS`` (280) is cut at a word boundary with "..."
+                     and weight, ``abbreviated_explain``) and the ``archived`` marker; a text
+                     longer than ``ABBREVIATED_CHARS`` (280) is cut at a word with "..."
     "full"        -> unchanged
 """
 
@@ -166,6 +170,8 @@ def abbreviated_explain(
         ):
             weighed.append((-(value * weight), key, float(value), float(weight)))
     out: dict[str, float] = {}
+    if isinstance(explain.get("archived"), int | float):
+        out["archived"] = float(explain["archived"])  # a marker: why the score is low
     for _, key, value, weight in sorted(weighed)[:top]:
         out[key] = value
         out[key + ".w"] = weight
@@ -184,10 +190,17 @@ def abbreviated_text(text: str, limit: int = ABBREVIATED_CHARS) -> str:
     return cut.rstrip(" ,;:") + "..."
 
 
-def withholds(label: Confidence, include_low_confidence: bool) -> bool:
-    """A "skipped" answer's results are withheld unless the caller asked for them."""
-    return label == "skipped" and not include_low_confidence
+NOTHING_RELEVANT: Final = "nothing relevant"
 
 
-def abbreviates(label: Confidence, include_low_confidence: bool) -> bool:
-    return label == "abbreviated" and not include_low_confidence
+def withholds(label: Confidence, reason: str | None, include_low_confidence: bool) -> bool:
+    """A "nothing relevant" answer's results are withheld unless the caller asked for them."""
+    return label == "skipped" and reason == NOTHING_RELEVANT and not include_low_confidence
+
+
+def abbreviates(label: Confidence, reason: str | None, include_low_confidence: bool) -> bool:
+    return (
+        label != "full"
+        and not withholds(label, reason, include_low_confidence)
+        and not include_low_confidence
+    )

@@ -67,6 +67,11 @@ class Settings:
     # lifecycle: the dream cycle and tier rules run at each boundary of this period of event
     # time (daily at midnight UTC by default); 0 runs tiers on a timer and the cycle on demand only
     dream_every_hours: float = 24.0
+    # evolution (core/evolution_apply.py) runs on its own per namespace after this many hours
+    # of event time since its last run, or after this many Q updates learned from use,
+    # whichever first; 0 turns a trigger off (both 0: on demand only, `memstream evolve`)
+    evolution_every_hours: float = 6.0
+    evolution_q_updates: int = 100
     # forgetting (core/lifecycle.py): the retention curve of the dream cycle and of recall's
     # score, weibull or fsrs (core/retention.py), and how many live memories a namespace keeps before the least
     # useful go dormant (capacity trim; 0: no limit)

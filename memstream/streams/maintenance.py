@@ -4,7 +4,12 @@ Every agent calls :meth:`Maintenance.before` with an input event's namespace and
 it applies the event; when the namespace's clock reaches a new boundary (``core.schedule``)
 the cycle runs there first, at the boundary's time. So the same input stream gives the same
 cycles, and a months-long replay consolidates exactly as the live system did. With
-``dream_every_hours = 0`` the cycle runs on demand only and tiers follow the timer."""
+``dream_every_hours = 0`` the cycle runs on demand only and tiers follow the timer.
+
+Evolution is checked at the same places, after the cycle: when ``core.evolution_apply.
+evolution_due`` holds for the namespace (6 hours of event time or 100+ learned Q updates
+since its last run: ``evolution_every_hours``, ``evolution_q_updates``) it runs at the
+input event's time (``streams.evolve``)."""
 
 from __future__ import annotations
 
@@ -12,6 +17,7 @@ import logging
 from datetime import datetime, timedelta
 from typing import Any
 
+from memstream.core.evolution_apply import EvolutionTrigger, evolution_due
 from memstream.core.schedule import due_boundary
 from memstream.infra.settings import Settings
 from memstream.schemas._fields import utc_now
@@ -19,6 +25,7 @@ from memstream.schemas.envelope import encode, make_event, record_headers
 from memstream.schemas.events import WorkflowObserved
 from memstream.schemas.ids import derived_id
 from memstream.streams.consolidation import run_cycle
+from memstream.streams.evolve import evolve
 from memstream.streams.learning import Learning
 from memstream.streams.partition_state import PartitionState, PartitionStates
 from memstream.streams.sinks import Sink
@@ -48,6 +55,13 @@ class Maintenance:
         self.every = timedelta(hours=hours) if hours > 0 else None
         self.cycles = 0
         self.failures = 0
+        self.trigger = EvolutionTrigger(
+            every=timedelta(hours=settings.evolution_every_hours)
+            if settings.evolution_every_hours > 0
+            else None,
+            q_updates=settings.evolution_q_updates if settings.evolution_q_updates > 0 else None,
+        )
+        self.evolutions = 0
 
     def due(self, state: PartitionState, namespace: str, at: datetime) -> datetime | None:
         """The boundary whose cycle must run before an input event at ``at``, if any."""
@@ -60,6 +74,40 @@ class Maintenance:
         boundary = self.due(state, namespace, at)
         if boundary is not None:
             await self.run(state, namespace, boundary)
+        await self.evolve_if_due(state, namespace, at)
+
+    async def evolve_if_due(self, state: PartitionState, namespace: str, at: datetime) -> None:
+        """Evolution for the namespace before an input event at ``at``, if its trigger holds."""
+        if namespace not in state.namespaces:
+            return  # nothing remembered yet
+        reason = evolution_due(
+            state.evolution_since.get(namespace),
+            state.q_updates_since.get(namespace, 0),
+            at,
+            self.trigger,
+        )
+        if reason is None:
+            return
+        try:
+            await evolve(
+                [state],
+                self.settings,
+                self.sink,
+                self.memory_topic,
+                namespaces={namespace},
+                at=at,
+                trigger=reason,
+            )
+        except Exception as e:
+            # housekeeping like the cycle: never stops the write path; tried again at the next
+            # period (the clock starts over here, in memory only: the log has no report)
+            self.failures += 1
+            state.evolution_since[namespace] = at
+            state.q_updates_since[namespace] = 0
+            log.exception("evolution for %s at %s failed", namespace, at.isoformat())
+            await self._observe(namespace, at, "failure", f"{type(e).__name__}: {e}"[:500], {})
+            return
+        self.evolutions += 1
 
     async def tick(self) -> None:
         """Timer: tiers at the watermark when unscheduled; else cycles for namespaces whose

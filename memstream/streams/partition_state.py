@@ -50,6 +50,7 @@ log = logging.getLogger("memstream.state")
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 ACCESS_HISTORY = 64  # access times kept per memory (tier rules look at recent weeks only)
+Q_HISTORY = 20  # learned Q updates kept per memory for evolution's evidence
 MAX_RECALLS = 100_000  # recalls remembered per partition for feedback on a query id
 
 
@@ -115,6 +116,16 @@ class PartitionState:
     # Latest dream cycle per namespace (its ConsolidationReported, or a run that planned
     # nothing): the scheduler runs each event-time boundary once.
     last_cycle: dict[str, datetime] = field(default_factory=dict)
+    # Evolution's trigger (core/evolution_apply.py), folded from the log so a restart and a
+    # rebuild decide alike: since when (the last evolution's report, else the namespace's
+    # first memory event) and how many Q updates learned from use came since.
+    evolution_since: dict[str, datetime] = field(default_factory=dict)
+    q_updates_since: dict[str, int] = field(default_factory=dict)
+    # (namespace, memory_id) -> the newest Q updates learned from use: (time, Q after,
+    # reward, outcome), the usage history evolution's evidence carries
+    q_history: dict[tuple[str, str], list[tuple[datetime, float, float, str]]] = field(
+        default_factory=dict
+    )
     # (namespace, query_id) -> feedback waiting for that recall (see ParkedFeedback)
     parked: dict[tuple[str, str], list[ParkedFeedback]] = field(default_factory=dict)
 
@@ -125,12 +136,16 @@ class PartitionState:
         return mem
 
     def apply(self, env: Envelope[Any]) -> None:
+        self.evolution_since.setdefault(env.namespace, env.occurred_at)
         if isinstance(env.payload, TurnsExtracted):
             ids = [t.turn_id for t in env.payload.turns]
             self.seen_turns.extracted(env.namespace, env.session_id, ids, env.occurred_at)
             self.extracting.difference_update((env.namespace, t) for t in ids)
         elif isinstance(env.payload, ConsolidationReported):
-            self.cycled(env.namespace, env.occurred_at)
+            if env.payload.evidence.get("kind") == "evolution":
+                self.evolved(env.namespace, env.occurred_at)
+            else:
+                self.cycled(env.namespace, env.occurred_at)
         else:
             state = self.memory(env.namespace).apply(env)
             if state is not None and isinstance(env.payload, QValueUpdated):
@@ -140,6 +155,15 @@ class PartitionState:
                     self.q_high_since.pop(key, None)
                 else:
                     self.q_high_since[key] = since
+                if env.payload.weight > 0.0:  # learned from use, not the cycle's drift
+                    ns = env.namespace
+                    self.q_updates_since[ns] = self.q_updates_since.get(ns, 0) + 1
+                    history = self.q_history.setdefault(key, [])
+                    outcome = str(env.payload.evidence.get("outcome") or "")
+                    history.append(
+                        (env.occurred_at, env.payload.new_q, env.payload.reward, outcome)
+                    )
+                    del history[:-Q_HISTORY]
         if env.causation_id:
             self.processed.add(env.causation_id)
         self.advance(env.namespace, env.occurred_at)
@@ -163,6 +187,12 @@ class PartitionState:
             self.recalls.popitem(last=False)
         self.advance(env.namespace, env.occurred_at)
         return True
+
+    def evolved(self, namespace: str, at: datetime) -> None:
+        """An evolution ran at ``at``: its trigger starts over."""
+        if at >= self.evolution_since.get(namespace, EPOCH):
+            self.evolution_since[namespace] = at
+            self.q_updates_since[namespace] = 0
 
     def cycled(self, namespace: str, at: datetime) -> None:
         if at > self.last_cycle.get(namespace, EPOCH):

@@ -49,6 +49,9 @@ STATE_FIELDS = (
     "access_next",
     "q_high_since",
     "last_cycle",
+    "evolution_since",
+    "q_updates_since",
+    "q_history",
 )
 _MEMORY_SKIP = {"embedder"}
 

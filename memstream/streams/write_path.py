@@ -132,6 +132,7 @@ class WritePath:
                         pending.extend(await self._flush(ready))
                         flushed.extend(ready)
                     await self.maintenance.run(state, env.namespace, boundary)
+                await self.maintenance.evolve_if_due(state, env.namespace, env.occurred_at)
             jobs.extend(self._accept(state, env, message))
         if jobs:
             pending.extend(await self._flush(jobs))

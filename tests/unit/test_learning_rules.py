@@ -274,7 +274,7 @@ def evo(mid: str, **kw: Any) -> EvolutionView:
 
 
 def test_per_memory_levels() -> None:
-    history = ((ago(days=3), 0.4), (ago(days=1), 0.15))
+    history = ((ago(days=3), 0.4, 0.0, "negative"), (ago(days=1), 0.15, 0.0, "negative"))
     memories = [
         evo("crit", q_value=0.15, access_count=10, q_history=history),
         evo("high", q_value=0.25, access_count=5),
@@ -292,6 +292,7 @@ def test_per_memory_levels() -> None:
     }
     usage = found["crit"].evidence["usage"]["crit"]
     assert usage["access_count"] == 10 and usage["q_history"][-1][1] == 0.15
+    assert [f["outcome"] for f in usage["feedback"]] == ["negative", "negative"]
 
 
 def test_merge_and_induction_candidates() -> None:

@@ -15,16 +15,19 @@ from memstream.core.recall_gate import (
 )
 
 
-def test_skipped_is_withheld_unless_asked() -> None:
-    assert withholds("skipped", False)
-    assert not withholds("skipped", True)
-    assert not withholds("full", False) and not withholds("abbreviated", False)
+def test_nothing_relevant_is_withheld_unless_asked() -> None:
+    assert withholds("skipped", "nothing relevant", False)
+    assert not withholds("skipped", "nothing relevant", True)
+    assert not withholds("skipped", "low score", False)
+    assert not withholds("full", None, False) and not withholds("abbreviated", None, False)
 
 
-def test_abbreviated_is_shortened_unless_asked() -> None:
-    assert abbreviates("abbreviated", False)
-    assert not abbreviates("abbreviated", True)
-    assert not abbreviates("full", False) and not abbreviates("skipped", False)
+def test_abbreviated_and_low_score_are_shortened_unless_asked() -> None:
+    assert abbreviates("abbreviated", None, False)
+    assert abbreviates("skipped", "low score", False)
+    assert not abbreviates("abbreviated", None, True)
+    assert not abbreviates("full", None, False)
+    assert not abbreviates("skipped", "nothing relevant", False)
 
 
 def test_explain_keeps_the_three_heaviest_components() -> None:
@@ -78,5 +81,5 @@ def test_abbreviated_text_is_bounded_and_a_prefix(text: str, limit: int) -> None
 )
 def test_abbreviated_explain_is_a_small_subset(explain: dict[str, object]) -> None:
     out = abbreviated_explain(explain)
-    assert len(out) <= 6
+    assert len(out) <= 7
     assert all(explain[k] == v for k, v in out.items())
