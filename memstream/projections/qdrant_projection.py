@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 from collections import defaultdict
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import orjson
@@ -131,6 +132,10 @@ class QdrantProjection(Projection):
             for found in self.store.get(ns, sorted(ids), with_vectors=True):
                 current[(ns, found.memory_id)] = found
         changed: dict[tuple[str, str], MemoryPoint] = {}
+        # points whose text changed get their dense vector after the loop, in one call per
+        # batch (one hand-off to the native tokenizer instead of one per memory), and a
+        # memory created and changed in one batch is embedded once, with its last text
+        to_embed: dict[tuple[str, str], str] = {}
         for env, pos, mid in ((e, p, m) for e, p in events for m in memory_ids_of(e)):
             key = (env.namespace, mid)
             point: MemoryPoint | None = changed.get(key) or current.get(key)
@@ -145,20 +150,24 @@ class QdrantProjection(Projection):
             source_before = str(point.payload.extra.get("source_text", "")) if point else ""
             source = source_text_after(source_before, env) if point else source_text_after("", env)
             same_text = point is not None and before is not None and before.text == after.text
-            reuse_dense = same_text and point is not None and bool(point.dense)
+            reuse_dense = same_text and point is not None and (bool(point.dense) or key in to_embed)
             reuse_sparse = reuse_dense and source == source_before
+            if not reuse_dense:
+                to_embed[key] = after.text
             changed[key] = MemoryPoint.build(
                 memory_id=after.memory_id,
                 namespace=after.namespace,
-                dense=point.dense
-                if reuse_dense and point
-                else self.embedder.embed([after.text])[0],
+                dense=point.dense if reuse_dense and point else (),
                 sparse=point.sparse
                 if reuse_sparse and point
                 else self.sparse.encode_document(lexical_document(after.text, source)),
                 payload=payload_for(after, source),
                 position=pos,
             )
+        if to_embed:
+            vectors = self.embedder.embed(list(to_embed.values()))
+            for key, vector in zip(to_embed, vectors, strict=True):
+                changed[key] = replace(changed[key], dense=vector)  # made a tuple on init
         if changed:
             self.store.upsert(changed.values())
         for partition, offset in last.items():
