@@ -168,6 +168,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--as-of", dest="as_of")
     p.add_argument("--json", action="store_true")
     p.add_argument("--batch", help="JSONL in: query, namespace, optional k, as_of, id; JSONL out")
+    p.add_argument(
+        "--include-low-confidence",
+        dest="include_low_confidence",
+        action="store_true",
+        help="return the results even when nothing relevant was found (withheld by default)",
+    )
     p.set_defaults(fn=cmd_recall)
 
     p = sub.add_parser(

@@ -20,9 +20,10 @@ from memstream.infra.settings import Settings
 from memstream.schemas.errors import EventValidationError
 
 
-def _recaller(settings: Settings) -> Any:
+def _recaller(settings: Settings, include_low_confidence: bool = False) -> Any:
     """A function (namespace, query, k, as_of) -> result dict: through the running worker, or
-    straight from the retrieval store when no worker holds it."""
+    straight from the retrieval store when no worker holds it; ``include_low_confidence``:
+    the whole answer even when nothing relevant was found."""
     import httpx
 
     from memstream.streams.status import running_worker
@@ -45,6 +46,7 @@ def _recaller(settings: Settings) -> Any:
                     "k": k,
                     "as_of": as_of,
                     "query_id": query_id,
+                    "include_low_confidence": include_low_confidence,
                 },
             )
             if (refused := refusal(response, key)) is not None:
@@ -77,7 +79,14 @@ def _recaller(settings: Settings) -> Any:
             namespace=namespace,
             limits=settings.limits,
         )
-        return service.recall_sync(namespace, query, k=k, as_of=when, query_id=query_id).as_dict()
+        return service.recall_sync(
+            namespace,
+            query,
+            k=k,
+            as_of=when,
+            query_id=query_id,
+            include_low_confidence=include_low_confidence,
+        ).as_dict()
 
     return local
 
@@ -141,7 +150,7 @@ def cmd_recall(args: argparse.Namespace) -> int:
     import orjson
 
     settings = _settings(args)
-    recall = _recaller(settings)
+    recall = _recaller(settings, args.include_low_confidence)
     if args.batch:
         return _recall_batch(args, recall)
     if not args.query or not args.namespace:

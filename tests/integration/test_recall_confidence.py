@@ -70,6 +70,14 @@ def test_off_topic_question_is_answered_nothing_relevant(settings: Settings, sto
         on = mem.recall("What kind of dog did Maya adopt?", namespace=story)
         assert on["confidence"] != "skipped"
         assert "beagle" in on["results"][0]["text"]
+    # the CLI likewise, with --include-low-confidence
+    question = "What is the capital gains tax rate on cryptocurrency?"
+    quiet = memstream_json(settings, "recall", question, "--namespace", story, "--json")
+    assert quiet["results"] == [] and quiet["withheld"] > 0, quiet
+    loud = memstream_json(
+        settings, "recall", question, "--namespace", story, "--json", "--include-low-confidence"
+    )
+    assert len(loud["results"]) == quiet["withheld"], loud
 
 
 @pytest.mark.parametrize(
