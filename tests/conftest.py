@@ -20,6 +20,7 @@ SLOW_FIRST = (
     "integration/test_faults.py",
     "integration/test_crash_restart.py",
     "integration/test_broker_restart.py",
+    "integration/test_snapshots.py",
     "integration/test_projections_live.py",
     "integration/test_read_load.py",
     "integration/test_readme_commands.py",
@@ -27,6 +28,11 @@ SLOW_FIRST = (
     "integration/test_broker_outage.py",
     "integration/test_write_path.py",
     "integration/test_rebalance.py",
+    "integration/test_determinism.py",
+    "integration/test_context_call.py",
+    "integration/test_projection_dead_letters.py",
+    "integration/test_category_tree_story.py",
+    "integration/test_mcp.py",
 )
 
 

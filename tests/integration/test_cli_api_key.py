@@ -67,7 +67,7 @@ def test_the_cli_sends_its_own_key_and_says_when_it_lacks_one(
             "evidence": ["deploy"],
             "verify": [],
             "audit": [memory_id],
-            "recall": ["what do I drink?", "--namespace", "acme"],
+            "recall": ["which tea do I prefer?", "--namespace", "acme"],
             "consolidate": [],
         }.items():
             one_line_failure(cli(own, command, *args), command, needs)
@@ -75,7 +75,7 @@ def test_the_cli_sends_its_own_key_and_says_when_it_lacks_one(
         one_line_failure(cli(own, "sql", "SELECT 1", key="nope"), "sql", "did not accept")
         one_line_failure(cli(own, "sql", "SELECT 1", key="ka"), "sql", "may not do this")
         # the right keys: from the environment, or the flag (which wins), before or after
-        ok = cli(own, "recall", "what do I drink?", "--namespace", "acme", key="ka")
+        ok = cli(own, "recall", "which tea do I prefer?", "--namespace", "acme", key="ka")
         assert ok.returncode == 0 and "green tea" in ok.stdout, ok.stderr
         for args in (
             ["sql", "SELECT count(*) AS n FROM memories", "--api-key", "root"],
