@@ -6,7 +6,8 @@ the cycle runs there first, at the boundary's time. So the same input stream giv
 cycles, and a months-long replay consolidates exactly as the live system did. With
 ``dream_every_hours = 0`` the cycle runs on demand only and tiers follow the timer.
 
-Evolution is checked at the same places, after the cycle: when ``core.evolution_apply.
+Evolution is checked before input events (not on the timer, which would place its report
+by wall-clock chance), after the cycle: when ``core.evolution_apply.
 evolution_due`` holds for the namespace (6 hours of event time or 100+ learned Q updates
 since its last run: ``evolution_every_hours``, ``evolution_q_updates``) it runs at the
 input event's time (``streams.evolve``)."""
@@ -70,11 +71,15 @@ class Maintenance:
         return due_boundary(state.last_cycle.get(namespace), at, self.every)
 
     async def before(self, state: PartitionState, namespace: str, at: datetime) -> None:
-        """Run the namespace's due cycle (if any) before an input event at ``at``."""
+        """Run the namespace's due cycle (if any), then evolution if due, before an input
+        event at ``at``."""
+        await self._cycle_if_due(state, namespace, at)
+        await self.evolve_if_due(state, namespace, at)
+
+    async def _cycle_if_due(self, state: PartitionState, namespace: str, at: datetime) -> None:
         boundary = self.due(state, namespace, at)
         if boundary is not None:
             await self.run(state, namespace, boundary)
-        await self.evolve_if_due(state, namespace, at)
 
     async def evolve_if_due(self, state: PartitionState, namespace: str, at: datetime) -> None:
         """Evolution for the namespace before an input event at ``at``, if its trigger holds."""
@@ -117,7 +122,10 @@ class Maintenance:
             return
         for state in self.states.loaded():
             for ns in sorted(state.namespaces):
-                await self.before(state, ns, state.watermark(ns))
+                # the cycle only: evolution waits for an input event, whose place in the
+                # stream is the same on every run (from the timer, its report landed before
+                # or after the cycle's tier changes by wall-clock chance)
+                await self._cycle_if_due(state, ns, state.watermark(ns))
 
     async def run(self, state: PartitionState, namespace: str, at: datetime) -> None:
         state.cycled(namespace, at)  # before running: a failing cycle is not retried in a loop
