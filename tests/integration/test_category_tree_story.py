@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-import subprocess
-import sys
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -23,7 +21,8 @@ import pytest
 from memstream.consumers.client import Memory, MemstreamError
 from memstream.infra.settings import Settings
 from memstream.infra.topics import ensure_topics
-from tests.harness import ROOT, WorkerProcess, settings_env
+from tests.harness import WorkerProcess
+from tests.integration.test_cli_api_key import cli
 
 pytestmark = pytest.mark.integration
 
@@ -34,19 +33,6 @@ TURNS = [
     "I live in Valencia.",
     "My sister Lucia works as a nurse in Madrid.",
 ]
-
-
-def cli(s: Settings, key: str, *args: str) -> subprocess.CompletedProcess[str]:
-    env = settings_env(s)
-    env["MEMSTREAM_API_KEY"] = key
-    return subprocess.run(
-        [sys.executable, "-m", "memstream.consumers.cli", *args],
-        env=env,
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
 
 
 def eventually(fn: Callable[[], Any], ok: Callable[[Any], bool], timeout: float = 45.0) -> Any:
@@ -83,14 +69,13 @@ def test_category_tree_through_every_door(settings: Settings, tmp_path: Path) ->
             tree = eventually(lambda: mem.tree(namespace=ns), lambda t: t["placed"] >= len(texts))
             paths = {n["path"] for n in tree["nodes"]}
             assert any(p.endswith("/budget-tracker") for p in paths), tree["text"]
-            shown = cli(own, "ka", "tree", "show", "--namespace", ns)
+            shown = cli(own, "tree", "show", "--namespace", ns, key="ka")
             assert shown.returncode == 0, shown.stderr
             assert "budget-tracker" in shown.stdout and "memories placed" in shown.stdout
 
             # a node from the CLI: an event with its cause; the project's memories move there
             added = cli(
                 own,
-                "ka",
                 "tree",
                 "add",
                 "Work/Projects/Budget Tracker",
@@ -98,6 +83,7 @@ def test_category_tree_through_every_door(settings: Settings, tmp_path: Path) ->
                 ns,
                 "--at",
                 (T0 + timedelta(hours=1)).isoformat(),
+                key="ka",
             )
             assert added.returncode == 0, added.stderr
             assert "work/projects/budget-tracker" in added.stdout
@@ -142,7 +128,7 @@ def test_category_tree_through_every_door(settings: Settings, tmp_path: Path) ->
 
             # the 60-day rule on event time: a dry report of what it leaves out by then
             later = (T0 + timedelta(days=90)).isoformat()
-            pruned = cli(own, "ka", "tree", "prune", "--namespace", ns, "--at", later)
+            pruned = cli(own, "tree", "prune", "--namespace", ns, "--at", later, key="ka")
             assert pruned.returncode == 0, pruned.stderr
             assert "idle for over 60 days" in pruned.stdout and "relationship" in pruned.stdout
             assert mem.tree(namespace=ns)["pruned"] == []  # nothing written: now is unchanged
@@ -156,7 +142,7 @@ def test_category_tree_through_every_door(settings: Settings, tmp_path: Path) ->
                 with pytest.raises(MemstreamError) as info:
                     call()
                 assert info.value.status == 403
-            refused = cli(own, "kb", "tree", "show", "--namespace", ns)
+            refused = cli(own, "tree", "show", "--namespace", ns, key="kb")
             assert refused.returncode == 1 and "Traceback" not in refused.stderr
             assert eve.tree(namespace=other)["nodes"] == []
             with pytest.raises(MemstreamError) as bad:
@@ -165,12 +151,12 @@ def test_category_tree_through_every_door(settings: Settings, tmp_path: Path) ->
 
         log = cli(
             own,
-            "root",
             "sql",
             "--format",
             "json",
             "SELECT type, causation_id, payload->>'path' AS path FROM memory_log "
             f"WHERE namespace = '{ns}' AND type LIKE 'TreeNode%' ORDER BY log_offset",
+            key="root",
         )
         assert log.returncode == 0, log.stderr
         events = [orjson.loads(line) for line in log.stdout.splitlines() if line.strip()]
@@ -180,7 +166,7 @@ def test_category_tree_through_every_door(settings: Settings, tmp_path: Path) ->
         ], events
         assert all(e["causation_id"] for e in events)
 
-        verified = cli(own, "root", "verify")
+        verified = cli(own, "verify", key="root")
         assert verified.returncode == 0, verified.stdout + verified.stderr
         assert "difference" not in verified.stdout, verified.stdout
     finally:
