@@ -37,17 +37,28 @@ def _print_table(columns: list[str], rows: list[tuple[Any, ...]], out: TextIO) -
     out.write(f"({len(rows)} row{'s' if len(rows) != 1 else ''})\n")
 
 
-def _worker_client(args: argparse.Namespace, command: str) -> Any:
-    """An httpx client for the running worker's API, or an exit code after saying why."""
-    import httpx
-
+def _running_worker(
+    args: argparse.Namespace, command: str, why: str
+) -> tuple[Settings, dict[str, Any]] | int:
+    """The settings and the running worker's record, or exit code 2 after saying none runs."""
     from memstream.streams.status import running_worker
 
     settings = _settings(args)
     worker = running_worker(settings.data_dir)
     if worker is None:
-        print(f"memstream {command}: no running worker (start `memstream worker`)", file=sys.stderr)
+        print(f"memstream {command}: no running worker{why}", file=sys.stderr)
         return 2
+    return settings, worker
+
+
+def _worker_client(args: argparse.Namespace, command: str) -> Any:
+    """An httpx client for the running worker's API, or an exit code after saying why."""
+    import httpx
+
+    found = _running_worker(args, command, " (start `memstream worker`)")
+    if isinstance(found, int):
+        return found
+    settings, worker = found
     key = _api_key(settings)
     # a refused key is one line for every command (see main), whatever the route
     return httpx.Client(
@@ -92,13 +103,10 @@ def _worker_admin(
     code after printing what went wrong."""
     import httpx
 
-    from memstream.streams.status import running_worker
-
-    settings = _settings(args)
-    worker = running_worker(settings.data_dir)
-    if worker is None:
-        print(f"memstream {command}: no running worker{why}", file=sys.stderr)
-        return 2
+    found = _running_worker(args, command, why)
+    if isinstance(found, int):
+        return found
+    settings, worker = found
     key = _api_key(settings)
     response = httpx.post(
         f"{worker['api_url']}/v1/{command}", timeout=600, headers=auth_headers(key), json=payload

@@ -346,8 +346,7 @@ class Memory:
     ) -> dict[str, Any]:
         """Add a node (``work/projects/budget-tracker``): memories about the entity its last
         segment names are placed under it. An event (TreeNodeAdded), like every edit."""
-        body = _Requests.tree_edit(_scope(user_id, None, namespace), path, reason, occurred_at)
-        return dict(_checked(self._http.post("/v1/tree", json=body)))
+        return self._edit_tree("POST", path, _scope(user_id, None, namespace), reason, occurred_at)
 
     def tree_remove(
         self,
@@ -359,8 +358,15 @@ class Memory:
         occurred_at: datetime | None = None,
     ) -> dict[str, Any]:
         """Remove a node and what is below it (TreeNodeRemoved); adding it again restores it."""
-        body = _Requests.tree_edit(_scope(user_id, None, namespace), path, reason, occurred_at)
-        return dict(_checked(self._http.request("DELETE", "/v1/tree", json=body)))
+        return self._edit_tree(
+            "DELETE", path, _scope(user_id, None, namespace), reason, occurred_at
+        )
+
+    def _edit_tree(
+        self, method: str, path: str, ns: str, reason: str | None, occurred_at: datetime | None
+    ) -> dict[str, Any]:
+        body = _Requests.tree_edit(ns, path, reason, occurred_at)
+        return dict(_checked(self._http.request(method, "/v1/tree", json=body)))
 
     def unpin(
         self, memory_id: str, *, user_id: str | None = None, namespace: str | None = None

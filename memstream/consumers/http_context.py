@@ -37,7 +37,7 @@ class ContextRoutes:
     async def tree(self, namespace: str) -> str:
         """The namespace's category tree, rendered (kept until its memories change)."""
         if self.trees is None:
-            self.trees = TreeIndex(reader(self.memory._duck()))
+            self.trees = TreeIndex(reader(duck := self.memory._duck()), duck.memory_version)
         tree = await asyncio.to_thread(self.trees.tree, namespace)
         return tree.render()
 

@@ -233,6 +233,7 @@ class DuckDBProjection(Projection):
         # cache of a namespace's derived view keys on (the context call's hot block); with
         # the projection's own identity, so a rebuilt or reopened one never matches
         self._changes: dict[str, int] = {}
+        self._memory_changes: dict[str, int] = {}  # the same, memory-log events only
         self._identity = uuid.uuid4().hex
         # the live relation graph as adjacency lists, read per namespace from ``relations``
         # and kept current after each committed batch (projections/graph_index.py)
@@ -352,6 +353,8 @@ class DuckDBProjection(Projection):
             self._advance(records)
         for ns in {env.namespace for _role, env, _record in decoded}:
             self._changes[ns] = self._changes.get(ns, 0) + 1
+        for ns in {env.namespace for env in memory_events}:
+            self._memory_changes[ns] = self._memory_changes.get(ns, 0) + 1
         if self._edges_applied:
             self.graph.apply(self._edges_applied)
             self._edges_applied = {}
@@ -362,6 +365,10 @@ class DuckDBProjection(Projection):
     def version(self, namespace: str) -> tuple[str, int]:
         """Changes when anything of ``namespace`` is applied (a reader's cache key)."""
         return self._identity, self._changes.get(namespace, 0)
+
+    def memory_version(self, namespace: str) -> tuple[str, int]:
+        """Changes when memory-log events of ``namespace`` are applied (not its accesses)."""
+        return self._identity, self._memory_changes.get(namespace, 0)
 
     def skip(self, record: LogRecord, reason: str) -> None:
         with self._transaction():

@@ -6,7 +6,7 @@ pure function of these rows (core/category_tree.py)."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -103,29 +103,22 @@ def tree_digest(query: Query, namespace: str) -> str:
 
 
 # what the tree of a namespace depends on, but for accesses (see TreeIndex)
-FINGERPRINT = """
-SELECT (SELECT count(*) FROM memories WHERE namespace = ?) AS memories,
-       (SELECT max(updated_at) FROM memories WHERE namespace = ?) AS changed,
-       (SELECT count(*) FROM memory_log WHERE namespace = ?
-        AND type IN ('TreeNodeAdded', 'TreeNodeRemoved')) AS edits
-"""
-
-
 class TreeIndex:
     """The trees recall reads (``consumers.recall.TreeLookup``): each namespace's tree is
-    kept until its memories or node events change, so a recall costs one small query, not a
-    tree. Accesses since then extend last uses only at the next change: recall's tree path
-    may lag ``GET /v1/tree`` by the accesses of a quiet namespace, never by a memory."""
+    kept until the projection applies memory-log events of it (``version``: memories and
+    node events), so a recall costs a dictionary lookup, not a tree. Accesses since then
+    extend last uses only at the next change: recall's tree path may lag ``GET /v1/tree`` by
+    the accesses of a quiet namespace, never by a memory."""
 
     MAX_NAMESPACES = 256
 
-    def __init__(self, query: Query) -> None:
+    def __init__(self, query: Query, version: Callable[[str], Hashable]) -> None:
         self.query = query
-        self._trees: dict[str, tuple[tuple[Any, ...], CategoryTree]] = {}
+        self.version = version
+        self._trees: dict[str, tuple[Hashable, CategoryTree]] = {}
 
     def tree(self, namespace: str) -> CategoryTree:
-        rows = self.query(FINGERPRINT, [namespace, namespace, namespace])
-        key = tuple(rows[0].values()) if rows else ()
+        key = self.version(namespace)
         cached = self._trees.get(namespace)
         if cached is not None and cached[0] == key:
             return cached[1]

@@ -106,11 +106,9 @@ class Maintenance:
         except Exception as e:
             # housekeeping like the cycle: never stops the write path; tried again at the next
             # period (the clock starts over here, in memory only: the log has no report)
-            self.failures += 1
             state.evolution_since[namespace] = at
             state.q_updates_since[namespace] = 0
-            log.exception("evolution for %s at %s failed", namespace, at.isoformat())
-            await self._observe(namespace, at, "failure", f"{type(e).__name__}: {e}"[:500], {})
+            await self._failed("evolution", namespace, at, e)
             return
         self.evolutions += 1
 
@@ -147,15 +145,19 @@ class Maintenance:
         except Exception as e:
             # A cycle is housekeeping: its failure must not stop the write path. It is
             # reported as workflow telemetry and retried at the next boundary.
-            self.failures += 1
-            log.exception("scheduled cycle for %s at %s failed", namespace, at.isoformat())
-            await self._observe(namespace, at, "failure", f"{type(e).__name__}: {e}"[:500], {})
+            await self._failed("scheduled cycle", namespace, at, e)
             return
         self.cycles += 1
         actions = sum(len(r["actions"]) for r in reports)
         if actions:
             counts = {k: v for r in reports for k, v in r["counts"].items() if v}
             await self._observe(namespace, at, "success", f"{actions} actions", counts)
+
+    async def _failed(self, what: str, namespace: str, at: datetime, e: Exception) -> None:
+        """Counted, logged with its traceback and reported as workflow telemetry."""
+        self.failures += 1
+        log.exception("%s for %s at %s failed", what, namespace, at.isoformat())
+        await self._observe(namespace, at, "failure", f"{type(e).__name__}: {e}"[:500], {})
 
     async def _observe(
         self, namespace: str, at: datetime, outcome: str, detail: str, counts: dict[str, Any]
