@@ -26,9 +26,10 @@ def run() -> list[Figure]:
     year = (
         f"own set, {f['memories']} memories built by the write path (rule extractor), then a "
         f"year of event time with nobody recalling them: {f['cycles']} dream cycles (one a "
-        "week) of the pure lifecycle rules with the default settings; trivial: importance "
+        "week) of the pure lifecycle rules, each followed by the tier rules, as the worker "
+        "runs them, with the default settings; trivial: importance "
         f"< 0.3 at creation ({f['trivial']}), important: >= 0.7 ({f['important']}); "
-        f"retired by rule: {f['rules']}"
+        f"retired (archived, superseded or dormant) by rule: {f['rules']}"
     )
     kept = f["important_retired_by"]
     return [
@@ -51,6 +52,7 @@ def run() -> list[Figure]:
                "share", better="lower", notes="the goal is <= 0.60; " + year),
         Figure("forgetting: recall@10 after a year", f["recall@10"]["on"], "recall",
                f["recall@10"]["off"], "the same memories with forgetting off",
-               notes="all answerable questions, asked a year after the last turn, the archived "
-               "memories out of the store; " + year),
+               notes="all answerable questions, asked a year after the last turn, the store "
+               "given the year's memory-log events (archived memories out, dormant ones in at "
+               "tier 0); " + year),
     ]  # fmt: skip

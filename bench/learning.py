@@ -37,7 +37,7 @@ from memstream.core.sparse import BM25Encoder
 from memstream.projections.port import LogRecord
 from memstream.projections.qdrant_projection import QdrantProjection
 from memstream.schemas.envelope import encode, make_event
-from memstream.schemas.events import MemoryArchived, QValueUpdated
+from memstream.schemas.events import QValueUpdated
 
 ROUNDS = 3
 TOP = 10
@@ -185,19 +185,63 @@ CYCLE_EVERY = timedelta(days=7)
 YEAR = timedelta(days=365)
 
 
+def _tier_moves(
+    views: Sequence[Any], at: datetime, config: Any, tiers: Any
+) -> list[tuple[str, str, str, dict[str, Any]]]:
+    """The tier rules as the worker runs them after each cycle (streams/learning.py): per
+    namespace, (memory id, to tier, rule, evidence). Nobody recalls in the simulated year:
+    no access times, no sustained Q."""
+    from memstream.core.lifecycle import retention
+    from memstream.core.tiers import TierView, entity_group_sizes, tier_change, topical_entities
+
+    moves: list[tuple[str, str, str, dict[str, Any]]] = []
+    by_ns: dict[str, list[Any]] = defaultdict(list)
+    for v in views:
+        if v.status == "active":
+            by_ns[v.namespace].append(v)
+    for members in by_ns.values():
+        groups = entity_group_sizes(
+            (v.memory_id, topical_entities(v.entities, v.subject)) for v in members
+        )
+        for v in sorted(members, key=lambda v: v.memory_id):
+            view = TierView(
+                memory_id=v.memory_id,
+                tier=v.tier,
+                q_value=v.q_value,
+                created_at=v.created_at,
+                entity_group=groups.get(v.memory_id, 1),
+                pinned=v.pinned,
+                immutable=v.immutable,
+                flashbulb=v.flashbulb,
+                retention=retention(v, at, config),
+                importance=v.importance,
+            )
+            decision = tier_change(view, at, tiers)
+            if decision is not None:
+                moves.append((v.memory_id, *decision))
+    return moves
+
+
 def evaluate_forgetting(eval_set: EvalSet) -> dict[str, Any]:
     """A year of dream cycles over the memories the write path built from the set, nobody
-    recalling them: the pure lifecycle rules (core/lifecycle.py) with the worker's default
-    settings, one cycle a week of event time from the day after the last turn."""
+    recalling them: the pure lifecycle rules (core/lifecycle.py) and after each cycle the
+    tier rules (core/tiers.py), as the worker runs them, with its default settings, one
+    cycle a week of event time from the day after the last turn. The memory-log events they
+    write (streams/consolidation.py) go to the retrieval store that answers a year on."""
+    from dataclasses import replace
+
     from bench.offline_pipeline import configured_gate_embedder, run_offline
     from memstream.core.lifecycle import MemoryView, apply_actions, plan_cycle
     from memstream.core.memory_state import fold
+    from memstream.core.tiers import TierConfig
     from memstream.infra.settings import Settings
-    from memstream.streams.consolidation import lifecycle_config
+    from memstream.schemas.events import TierChanged
+    from memstream.streams.consolidation import action_events, lifecycle_config
 
     run = run_offline(eval_set.turns)
     states = fold(run.events)
     config = lifecycle_config(Settings())
+    tiers = TierConfig()
     embedder = configured_gate_embedder()
     views = tuple(MemoryView.from_state(s) for s in states.values())
     matrix = embedder.embed([v.text for v in views])
@@ -209,30 +253,52 @@ def evaluate_forgetting(eval_set: EvalSet) -> dict[str, Any]:
     at = start
     rules: dict[str, int] = defaultdict(int)
     rule_of: dict[str, str] = {}
+    written: list[Any] = []  # the year's memory-log events, in order
     while at <= start + YEAR:
         report = plan_cycle(views, None, vectors, at, config)
+        before = {v.memory_id: v for v in views}
         for a in report.actions:
             if a.kind in ("archive", "supersede", "dormant"):
                 rules[a.rule] += 1
                 rule_of[a.memory_id] = a.rule
+            ns = before[a.memory_id].namespace if a.memory_id in before else None
+            ns = ns or (a.created.namespace if a.created is not None else "")
+            written.extend(
+                make_event(p, namespace=ns, occurred_at=at)
+                for p in action_events(a, before, "simulated-year", ns, at)
+            )
         views = apply_actions(views, report.actions, at)
+        moved = {}
+        for mid, to_tier, rule, evidence in _tier_moves(views, at, config, tiers):
+            v = next(v for v in views if v.memory_id == mid)
+            if to_tier == "peripheral":
+                rules[rule] += 1
+                rule_of[mid] = rule
+            written.append(
+                make_event(
+                    TierChanged(
+                        memory_id=mid,
+                        from_tier=v.tier,  # type: ignore[arg-type]
+                        to_tier=to_tier,  # type: ignore[arg-type]
+                        rule=rule,
+                        evidence=evidence,
+                    ),
+                    namespace=v.namespace,
+                    occurred_at=at,
+                )
+            )
+            moved[mid] = to_tier
+        views = tuple(
+            replace(v, tier=moved[v.memory_id]) if v.memory_id in moved else v for v in views
+        )
         at += CYCLE_EVERY
     final = {v.memory_id: v for v in views}
-    archived = [
-        make_event(
-            MemoryArchived(memory_id=m, rule="simulated_year", evidence={}),
-            namespace=final[m].namespace,
-            occurred_at=start + YEAR,
-        )
-        for m in sorted(created)
-        if final[m].status == "archived"
-    ]
     off, on = build_pipeline(eval_set.turns), build_pipeline(eval_set.turns)
-    try:  # recall a year on, the archived memories left out of the store
+    try:  # recall a year on, the store told what the year's cycles wrote
         QdrantProjection(on.store, _TOPIC, configured_embedder(), BM25Encoder()).apply(
             [
                 LogRecord(_TOPIC, 0, _FIRST_OFFSET + i, e.key, encode(e))
-                for i, e in enumerate(archived)
+                for i, e in enumerate(written)
             ]
         )
         questions = [

@@ -48,9 +48,10 @@ Steps, with action ``kind`` and the event the shell writes for it:
    S the days until retention 0.9; -2 with the same factor would give 0.81 there.
    kind ``decay`` (``q_after`` when Q moved by at least ``min_change``: ``QValueUpdated``;
    ``retention_after``: the shell's projection).
-2. ``plan_rehearsal``: retention < 0.3 (on the tier's clock) and still useful (Q >= 0.5 or
-   importance >= 0.6):
-   stability x1.5, or enough to bring retention back to 0.5 if more, at most
+2. ``plan_rehearsal``: retention < 0.3 (on the tier's clock) and worth keeping: feedback
+   found it useful (Q > 0.5; every memory starts at 0.5 and unrated ones drift back
+   there, so 0.5 says nothing) or importance >= 0.6 (the rest fade: ``core.tiers``,
+   rule ``faded``): stability x1.5, or enough to bring retention back to 0.5 if more, at most
    ``max_stability``; at most ``max_rehearsals`` per cycle, most useful first. kind
    ``reinforce`` (``MemoryReinforced``, reason ``rehearsal``).
 3. ``plan_expiry``: ``valid_until`` passed -> ``supersede`` (``MemorySuperseded``);
@@ -145,7 +146,7 @@ class LifecycleConfig:
     fsrs_scale_days: float = 9.0
     # 2. rehearsal
     rehearse_below: float = 0.3
-    rehearse_q_min: float = 0.5
+    rehearse_q_above: float = 0.5  # strictly above: 0.5 is where unrated memories sit
     rehearse_importance_min: float = 0.6
     rehearsal_factor: float = 1.5
     rehearsal_target: float = 0.5
@@ -516,8 +517,8 @@ def plan_rehearsal(
         key=lambda m: (-m.q_value, -m.importance, m.memory_id),
     )
     for m in chosen:
-        if m.q_value < config.rehearse_q_min and m.importance < config.rehearse_importance_min:
-            continue
+        if m.q_value <= config.rehearse_q_above and m.importance < config.rehearse_importance_min:
+            continue  # nothing says it is worth keeping: it fades by time alone
         if tier_rate(m, config) <= 0.0:
             continue  # frozen: nothing fades, nothing to rehearse
         days = _forgetting_days(m, at, config)

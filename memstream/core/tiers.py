@@ -11,13 +11,20 @@ Mapping to the episodic / semantic / dormant scheme:
 Public API
 ----------
 ``TierConfig(access_min=5, access_window=14 d, q_core=0.7, q_sustain=7 d, entity_min=3,
-idle_after=60 d, idle_q_below=0.4)``
-``TierView``: what the rules read (build it from MemoryState plus usage stats).
+idle_after=60 d, idle_q_below=0.4, fade_below=0.1, keep_importance=0.6)``
+``TierView``: what the rules read (build it from MemoryState plus usage stats, and its
+retention from ``core.lifecycle.retention``).
 ``tier_change(memory, at, config) -> (to_tier, rule, evidence) | None``
     Exempt (``None``): not active, pinned, immutable or flashbulb. Then:
-    1. demotion, one step down (core -> working -> peripheral), rule ``idle_low_q``: no
-       access for ``idle_after`` and Q < ``idle_q_below``. A memory meeting this
-       condition is never promoted (no promote/demote oscillation);
+    1. demotion, one step down (core -> working -> peripheral), after no access for
+       ``idle_after``: rule ``idle_low_q`` when Q < ``idle_q_below`` (feedback found it
+       useless), else ``faded`` when its retention (on its tier's forgetting clock) is
+       under ``fade_below``, no feedback found it useful (Q <= 0.5) and its importance
+       is under ``keep_importance``: a memory nobody used fades by time alone (a
+       never-rated one sits at Q 0.5 and would otherwise never leave). The important
+       and the useful are the ones the dream cycle rehearses (``core.lifecycle``, same
+       thresholds): they stay. A memory meeting either condition is never promoted (no
+       promote/demote oscillation);
     2. promotion, one step up (peripheral -> working -> core), first rule that holds:
        ``access_frequency`` (>= ``access_min`` accesses within ``access_window``),
        ``sustained_q`` (Q >= ``q_core`` continuously since ``q_high_since``, at least
@@ -37,6 +44,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
+from memstream.core.qlearning import NEUTRAL_Q
+
 Tier = Literal["core", "working", "peripheral"]
 ORDER: tuple[Tier, ...] = ("peripheral", "working", "core")
 SCHEME: dict[str, str] = {"working": "episodic", "core": "semantic", "peripheral": "dormant"}
@@ -51,6 +60,8 @@ class TierConfig:
     entity_min: int = 3
     idle_after: timedelta = timedelta(days=60)
     idle_q_below: float = 0.4
+    fade_below: float = 0.1  # retention under which an idle, never-useful memory has faded
+    keep_importance: float = 0.6  # from here up a memory never fades (rehearsed instead)
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +78,8 @@ class TierView:
     pinned: bool = False
     immutable: bool = False
     flashbulb: bool = False
+    retention: float | None = None  # on its tier's clock at ``at``; None: the fade rule is off
+    importance: float = 0.5
 
 
 TierDecision = tuple[Tier, str, dict[str, Any]]
@@ -87,6 +100,22 @@ def is_exempt(memory: TierView) -> bool:
     return not memory.active or memory.pinned or memory.immutable or memory.flashbulb
 
 
+def _demotion(memory: TierView, idle: timedelta, config: TierConfig) -> str | None:
+    """The demotion rule that holds, if any (module doc, rule 1)."""
+    if idle < config.idle_after:
+        return None
+    if memory.q_value < config.idle_q_below:
+        return "idle_low_q"
+    if (
+        memory.retention is not None
+        and memory.retention < config.fade_below
+        and memory.q_value <= NEUTRAL_Q
+        and memory.importance < config.keep_importance
+    ):
+        return "faded"
+    return None
+
+
 def tier_change(
     memory: TierView, at: datetime, config: TierConfig = TierConfig()
 ) -> TierDecision | None:
@@ -94,20 +123,22 @@ def tier_change(
         return None
     since = memory.last_access or memory.created_at
     idle = at - since
-    if idle >= config.idle_after and memory.q_value < config.idle_q_below:
+    rule = _demotion(memory, idle, config)
+    if rule is not None:
         down = _step(memory.tier, -1)
         if down is None:
             return None
-        return (
-            down,
-            "idle_low_q",
-            {
-                "from_tier": memory.tier,
-                "idle_days": round(idle.total_seconds() / 86_400, 3),
-                "last_access": _iso(memory.last_access),
-                "q_value": memory.q_value,
-            },
-        )
+        evidence: dict[str, Any] = {
+            "from_tier": memory.tier,
+            "idle_days": round(idle.total_seconds() / 86_400, 3),
+            "last_access": _iso(memory.last_access),
+            "q_value": memory.q_value,
+        }
+        if rule == "faded":
+            evidence["retention"] = round(memory.retention or 0.0, 6)
+            evidence["fade_below"] = config.fade_below
+            evidence["importance"] = round(memory.importance, 6)
+        return (down, rule, evidence)
     up = _step(memory.tier, +1)
     if up is None:
         return None

@@ -37,9 +37,10 @@ from memstream.streams.partition_state import PartitionState
 from memstream.streams.sinks import Sink
 
 
-def _events(
+def action_events(
     action: Action, views: dict[str, MemoryView], cause: str, ns: str, at: datetime
 ) -> list[Any]:
+    """The memory-log payloads a planned action writes (``views``: before the cycle)."""
     v = views.get(action.memory_id)
     ev = {"rule": action.rule, "step": action.step, **action.evidence}
     if action.kind == "decay" and action.q_after is not None and v is not None:
@@ -212,7 +213,7 @@ async def _apply(
     actions = (
         (payload, (str(i), str(j)))
         for i, action in enumerate(report.actions)
-        for j, payload in enumerate(_events(action, views, head.event_id, ns, at))
+        for j, payload in enumerate(action_events(action, views, head.event_id, ns, at))
     )
     envs = caused_by(
         head, actions, producer="dream-cycle", kind="cycle-action", limits=settings.limits

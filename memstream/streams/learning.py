@@ -16,6 +16,7 @@ from typing import Any
 
 from memstream.core.coactivation import CoactivationConfig, plan_recall
 from memstream.core.hashing import content_hash
+from memstream.core.lifecycle import MemoryView, Usage, retention
 from memstream.core.qlearning import FeedbackView, QState, plan_q_updates
 from memstream.core.relations import SPREAD_SOURCES, coactivated, fading, parse, spreading
 from memstream.core.rule_extractor import find_entities
@@ -48,6 +49,7 @@ from memstream.schemas.events import (
     TreeNodeRemoved,
 )
 from memstream.schemas.ids import derived_id
+from memstream.streams.consolidation import lifecycle_config
 from memstream.streams.emit import Sent, caused_by, emit, send_all
 from memstream.streams.partition_state import ParkedFeedback, PartitionState, PartitionStates
 from memstream.streams.sinks import Sink
@@ -76,6 +78,7 @@ class Learning:
         self.alpha = alpha
         self.coactivation = CoactivationConfig()
         self.tiers = TierConfig()
+        self.lifecycle = lifecycle_config(settings)  # the forgetting curve the fade rule reads
 
     async def _emit(
         self,
@@ -375,6 +378,8 @@ class Learning:
         )
         for s in sorted(active, key=lambda m: m.memory_id):
             times = state.accesses.get((ns, s.memory_id), [])
+            count, last = state.usage(ns, s.memory_id)
+            retained = retention(MemoryView.from_state(s, Usage(count, last)), at, self.lifecycle)
             view = TierView(
                 memory_id=s.memory_id,
                 tier=s.tier,
@@ -387,6 +392,8 @@ class Learning:
                 active=True,
                 pinned=s.pinned,
                 flashbulb=s.arousal >= 0.8,
+                retention=retained,
+                importance=s.importance,
             )
             decision = tier_change(view, at, self.tiers)
             if decision is None:

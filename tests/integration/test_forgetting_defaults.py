@@ -1,7 +1,9 @@
 """Forgetting fires under the default settings and the rule extractor: small talk gets a
 trivial importance from the extractor's spectrum, and a year of event time later the
 daily dream cycle archives it (``fact_archival``, with its age and importance as
-evidence) while identity, health and commitments stay active. Recall then leaves the
+evidence) while identity, health and commitments stay active. An everyday fact nobody
+recalled or rated fades by time alone: the tier rules send it dormant (``faded``, its
+retention and idle days as evidence) and recall still finds it. Recall leaves the
 archived small talk out, and still reaches it with ``include_archived``."""
 
 from __future__ import annotations
@@ -24,10 +26,15 @@ IMPORTANT = (
     "I work as a nurse at St Mary's hospital.",
     "I'm allergic to penicillin, please never forget that.",
 )
+EVERYDAY = "I take the 7:40 train to work."  # mid importance: neither trivia nor kept
 
 
 def _created(log: list[Any]) -> list[Any]:
     return [e for e in log if e.type == "MemoryCreated"]
+
+
+def _faded(log: list[Any]) -> list[Any]:
+    return [e for e in log if e.type == "TierChanged" and e.payload.rule == "faded"]
 
 
 def _archival(log: list[Any]) -> list[Any]:
@@ -41,13 +48,15 @@ async def test_small_talk_is_archived_after_a_year_and_the_rest_stays(
     async with own_worker(settings, tmp_path, "forget") as own:
         ns = "forgetting"
         async with AsyncProducer(own) as p:
-            for i, text in enumerate((*TRIVIA, *IMPORTANT)):
+            for i, text in enumerate((*TRIVIA, *IMPORTANT, EVERYDAY)):
                 await p.publish(_turn(ns, i, text, T0 + timedelta(minutes=i)))
-        log = await _until(own, ns, lambda g: len(_created(g)) >= 6)
+        log = await _until(own, ns, lambda g: len(_created(g)) >= 7)
         created = {e.payload.text: e.payload for e in _created(log)}
         trivial = {m.memory_id for m in created.values() if m.importance < 0.3}
         kept = {m.memory_id for m in created.values() if m.importance >= 0.7}
         assert len(trivial) == 3 and len(kept) == 3, {t: m.importance for t, m in created.items()}
+        [everyday] = [m for m in created.values() if "7:40 train" in m.text]
+        assert 0.3 <= everyday.importance < 0.6, everyday.importance
 
         async with AsyncProducer(own) as p:  # a year of event time passes
             await p.publish(
@@ -56,7 +65,12 @@ async def test_small_talk_is_archived_after_a_year_and_the_rest_stays(
                 )
             )
         log = await _until(
-            own, ns, lambda g: {e.payload.memory_id for e in _archival(g)} >= trivial
+            own,
+            ns,
+            lambda g: (
+                {e.payload.memory_id for e in _archival(g)} >= trivial
+                and any(e.payload.memory_id == everyday.memory_id for e in _faded(g))
+            ),
         )
         archived = {e.payload.memory_id: e.payload for e in _archival(log)}
         assert set(archived) == trivial, archived
@@ -71,6 +85,14 @@ async def test_small_talk_is_archived_after_a_year_and_the_rest_stays(
             or (e.type == "TierChanged" and e.payload.to_tier == "peripheral")
         }
         assert not gone & kept
+        # the everyday fact: never used, never rated, a year idle: faded, not archived
+        [fade] = [e for e in _faded(log) if e.payload.memory_id == everyday.memory_id]
+        assert (fade.payload.from_tier, fade.payload.to_tier) == ("working", "peripheral")
+        assert fade.producer == "tier-keeper" and fade.payload.evidence["idle_days"] > 365
+        assert fade.payload.evidence["retention"] < 0.1 and fade.payload.evidence["q_value"] == 0.5
+        assert everyday.memory_id not in {
+            e.payload.memory_id for e in log if e.type == "MemoryArchived"
+        }
 
         with Memory(settings=own) as mem:
             query = "sandwich lunch walk tea"
@@ -85,3 +107,10 @@ async def test_small_talk_is_archived_after_a_year_and_the_rest_stays(
             assert trivial <= set(back) and {back[m] for m in trivial} == {"archived"}, back
             name = mem.recall("what is my name", namespace=ns)["results"]
             assert any("Sam Rivera" in r["text"] for r in name), name
+            dormant = {"tier": "peripheral", "include_low_confidence": True}
+            while True:  # dormant, not gone: recall still finds it, among the dormant
+                train = mem.recall("which train do I take", namespace=ns, filters=dormant)
+                if everyday.memory_id in {r["memory_id"] for r in train["results"]}:
+                    break
+                assert time.monotonic() < deadline, train
+                time.sleep(0.5)

@@ -278,9 +278,18 @@ def test_months_of_lifecycle_happen_exactly_when_the_rules_say(story_worker: Any
     assert down.occurred_at == first_boundary_from(created["ssh"].occurred_at + TIERS.idle_after)
     assert down.payload.evidence["q_value"] < TIERS.idle_q_below
 
+    # Fading: the trivial fact nobody used or rated fades by time alone (its retention on
+    # the working tier's clock), to peripheral on the first midnight it is 60 days idle,
+    # before archival takes it.
+    [faded] = changes("soup", "TierChanged")
+    assert (faded.payload.to_tier, faded.payload.rule) == ("peripheral", "faded")
+    assert faded.occurred_at == first_boundary_from(created["soup"].occurred_at + TIERS.idle_after)
+    assert faded.payload.evidence["retention"] < TIERS.fade_below
+    assert faded.occurred_at < old.occurred_at
+
     # Nothing else moved: no other tier change, nothing touched twice.
     tiered = {e.payload.memory_id for e in log if e.type == "TierChanged"}
-    assert tiered == {mid["passport"], mid["keys"], mid["ssh"]}
+    assert tiered == {mid["passport"], mid["keys"], mid["ssh"], mid["soup"]}
 
     # The audit trail of each memory explains every step.
     for tid in STORY:

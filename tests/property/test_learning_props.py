@@ -12,7 +12,14 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memstream.core.lifecycle import LifecycleConfig, MemoryView, apply_actions, plan_cycle
+from memstream.core.lifecycle import (
+    LifecycleConfig,
+    MemoryView,
+    apply_actions,
+    plan_cycle,
+    plan_rehearsal,
+    retention,
+)
 from memstream.core.qlearning import (
     FeedbackView,
     QState,
@@ -22,7 +29,7 @@ from memstream.core.qlearning import (
     utility_decay,
 )
 from memstream.core.tagging import Arrival, Tag, TagConfig, is_live, on_memory, tags_after
-from memstream.core.tiers import TierView, tier_change
+from memstream.core.tiers import TierConfig, TierView, tier_change
 
 AT = datetime(2024, 6, 1, 12, tzinfo=UTC)
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -111,6 +118,43 @@ def test_captures_only_within_the_ttl(arrivals: list[tuple[int, float, float]]) 
 
 
 # --- tiers -----------------------------------------------------------------------------
+
+
+@FAST
+@given(
+    st.sampled_from(["core", "working", "peripheral"]),
+    unit,
+    unit,
+    st.floats(0.1, 50.0),
+    st.integers(0, 2000),
+    st.integers(1, 2000),
+    st.integers(1, 6),
+)
+def test_fading_is_by_event_time_and_never_reverses_while_idle(
+    tier: str, q: float, importance: float, stability: float, age: int, later: int, group: int
+) -> None:
+    """A memory nobody used: once the fade rule holds it holds later too (retention only
+    falls with event time), it never sends a memory up, and the important and the rated
+    useful are never faded; the same inputs give the same answer."""
+    config, tiers = LifecycleConfig(), TierConfig()
+    m = MemoryView("m", "ns", "t", "fact", AT - timedelta(days=age), tier=tier, q_value=q,
+                   importance=importance, stability=stability)  # fmt: skip
+
+    def decide(at: datetime) -> Any:
+        view = TierView("m", tier, q, m.created_at, entity_group=group, importance=importance,
+                        retention=retention(m, at, config))  # fmt: skip
+        return tier_change(view, at, tiers)
+
+    now, after = decide(AT), decide(AT + timedelta(days=later))
+    assert now == decide(AT)
+    for change in (now, after):
+        if change is not None and change[1] == "faded":
+            assert change[0] in ("working", "peripheral") and change[0] != tier
+            assert importance < tiers.keep_importance and q <= 0.5
+    if now is not None and now[1] == "faded":
+        assert after is not None and after[1] == "faded"
+    if q <= 0.5 and importance < tiers.keep_importance:  # nothing rehearses it either
+        assert plan_rehearsal([m], AT, config).actions == ()
 
 
 @FAST

@@ -250,6 +250,26 @@ def test_demotion_after_sixty_idle_days_with_low_q() -> None:
     assert tier_change(lowest, AT) is None  # idle and low: never promoted
 
 
+def test_a_memory_nobody_used_fades_by_time_alone() -> None:
+    # never rated (Q 0.5, where every memory starts) and never recalled: its retention on
+    # its tier's clock is what sends it down, one step at a time
+    idle = {"last_access": None, "created_at": ago(days=60), "retention": 0.05}
+    change = tier_change(tier_view(**idle), AT)
+    assert change is not None and change[:2] == ("peripheral", "faded")
+    assert change[2]["retention"] == 0.05 and change[2]["idle_days"] == 60
+    assert change[2]["importance"] == 0.5 and change[2]["fade_below"] == 0.1
+    core = tier_change(tier_view(tier="core", entity_group=5, **idle), AT)
+    assert core is not None and core[:2] == ("working", "faded")
+    # and not when something says it is worth keeping, or it has not faded, or is not idle
+    assert tier_change(tier_view(**{**idle, "retention": 0.1}), AT) is None
+    assert tier_change(tier_view(**{**idle, "created_at": ago(days=59)}), AT) is None
+    assert tier_change(tier_view(q_value=0.55, **idle), AT) is None  # rated useful
+    assert tier_change(tier_view(importance=0.6, **idle), AT) is None  # important
+    assert tier_change(tier_view(**{**idle, "retention": None}), AT) is None  # unknown
+    # dormant and faded: no lower step, and never promoted back by its entities
+    assert tier_change(tier_view(tier="peripheral", entity_group=5, **idle), AT) is None
+
+
 def test_exempt_memories_keep_their_tier() -> None:
     accesses = tuple(ago(days=d) for d in range(5))
     for flag in ("pinned", "immutable", "flashbulb"):

@@ -143,6 +143,16 @@ def test_rehearsal_boosts_faded_but_useful_memories_under_a_cap() -> None:
     assert len(capped.actions) == 1 and capped.deferred == 1
 
 
+def test_rehearsal_leaves_unrated_everyday_memories_to_fade() -> None:
+    # Q 0.5 is where every memory starts and unrated ones drift back: it says nothing
+    faded: dict[str, Any] = {"last_access": None, "created_at": ago(200), "stability": 1.0}
+    unrated = mem("unrated", q_value=0.5, importance=0.5, **faded)
+    rated = mem("rated", q_value=0.55, importance=0.5, **faded)
+    important = mem("important", q_value=0.5, importance=0.6, **faded)
+    chosen = plan_rehearsal([unrated, rated, important], AT, CFG).actions
+    assert sorted(a.memory_id for a in chosen) == ["important", "rated"]
+
+
 # --- 3. expiry -------------------------------------------------------------------------
 
 
