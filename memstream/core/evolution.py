@@ -6,16 +6,26 @@ per-memory levels mirror the DuckDB ``evolution_candidates`` view.
 Public API
 ----------
 ``EvolutionConfig(critical_q=0.2, critical_usage=10, high_q=0.3, high_usage=5,
-stale_after=90 d, merge_similarity=0.95, induce_similarity=0.85, induce_min=3,
-procedural=("principle", "skill"))``
-``EvolutionView``: one memory with its usage (access count and times, last access, the Q
-updates learned from use with their feedback outcomes).
+stale_after=90 d, merge_similarity=0.95, cover_similarity=0.6, induce_similarity=0.85,
+induce_min=3, procedural=("principle", "skill"), append_categories=("moment", "decision"))``
+``EvolutionView``: one memory (text, kind, subject, slot, entities) with its usage (access
+count and times, last access, the Q updates learned from use with their feedback outcomes).
 ``memory_candidates(memories, at, config)``: at most one per memory, first that holds:
     ``critical`` (Q < 0.2 and access_count >= 10) -> ``deprecate``;
     ``high`` (Q < 0.3 and access_count >= 5) -> ``refine``;
     ``stale`` (no access, or since creation if never accessed, for 90+ days) -> ``archive``.
-``merge_candidates(memories, vectors, config)``: pairs with cosine > 0.95 in the same
-    namespace and category -> ``merge``.
+``merge_candidates(memories, vectors, config)``: pairs in the same namespace and category
+    (not an append category, moment or decision, nor an episode: what happened twice
+    happened twice) -> ``merge``, evidence ``match``: ``near_identical`` (cosine > 0.95),
+    or ``covered`` (cosine >= 0.6, one text says everything the other says and more
+    without a negation, ``core.merge.says_more``, and the two may be one memory,
+    ``core.lifecycle.compatible``: same subject for facts, same slot when both have one,
+    nested entities and names). A covered memory joins only its most similar coverer, so
+    one short text inside several longer ones never chains them into one merge. These
+    are what the write path's gate keeps apart: it reinforces above 0.92 and updates
+    from 0.75, so near-identical pairs are rare, while a short fact and a longer
+    restatement ("Sam is using Flask", later "Sam is using Python and Flask for Sam's
+    backend") score 0.6-0.75 on its lexical embedder and are kept as two.
 ``induction_candidates(memories, vectors, config)``: groups of 3+ procedural memories of
     one namespace linked by cosine >= 0.85 (single link) -> ``induce`` a general rule.
 ``find_candidates(memories, vectors, at, config)``: all three, in that order.
@@ -28,13 +38,17 @@ worker's own evolution runs leave forgetting by time to the dream cycle).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
+
+from memstream.core.lifecycle import compatible
+from memstream.core.merge import says_more
+from memstream.core.similarity import similarity_matrix
 
 Level = Literal["critical", "high", "stale", "similar", "cluster"]
 Suggestion = Literal["deprecate", "refine", "archive", "merge", "induce"]
@@ -48,9 +62,11 @@ class EvolutionConfig:
     high_usage: int = 5
     stale_after: timedelta | None = timedelta(days=90)  # None: no stale rule
     merge_similarity: float = 0.95
+    cover_similarity: float = 0.6  # a covering pair's floor (see merge_candidates)
     induce_similarity: float = 0.85
     induce_min: int = 3
     procedural: tuple[str, ...] = ("principle", "skill")
+    append_categories: tuple[str, ...] = ("moment", "decision")  # never merged
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +85,11 @@ class EvolutionView:
     pinned: bool = False
     immutable: bool = False
     flashbulb: bool = False
+    text: str = ""
+    kind: str = "note"
+    subject: str | None = None
+    slot: str | None = None
+    entities: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,20 +142,6 @@ def memory_candidates(
     return out
 
 
-def _unit(vectors: Sequence[NDArray[Any]]) -> NDArray[np.float64]:
-    mat = np.asarray(np.stack([np.asarray(v, dtype=np.float64).ravel() for v in vectors]))
-    norms = np.linalg.norm(mat, axis=1, keepdims=True)
-    return np.asarray(mat / np.where(norms == 0.0, 1.0, norms), dtype=np.float64)
-
-
-def similarity_matrix(vectors: Sequence[NDArray[Any]]) -> NDArray[np.float64]:
-    """Cosine similarities of all pairs (zero vectors are similar to nothing)."""
-    if not vectors:
-        return np.zeros((0, 0))
-    unit = _unit(vectors)
-    return np.asarray(unit @ unit.T, dtype=np.float64)
-
-
 def _groups(
     memories: Iterable[EvolutionView], vectors: Mapping[str, NDArray[Any]], key: Any
 ) -> dict[Any, list[EvolutionView]]:
@@ -145,6 +152,18 @@ def _groups(
     return groups
 
 
+def _merge_pair(
+    a: EvolutionView, b: EvolutionView, similarity: float, category: str, match: dict[str, str]
+) -> Candidate:
+    ev = {
+        "similarity": round(similarity, 6),
+        "category": category,
+        **match,
+        "usage": {a.memory_id: usage_of(a), b.memory_id: usage_of(b)},
+    }
+    return Candidate("similar", "merge", (a.memory_id, b.memory_id), ev)
+
+
 def merge_candidates(
     memories: Iterable[EvolutionView],
     vectors: Mapping[str, NDArray[Any]],
@@ -152,18 +171,36 @@ def merge_candidates(
 ) -> list[Candidate]:
     out: list[Candidate] = []
     groups = _groups(memories, vectors, lambda m: (m.namespace, m.category))
-    for (_, category), members in sorted(groups.items()):
+    for (_, category), group in sorted(groups.items()):
+        if category in config.append_categories:
+            continue
+        members = [m for m in group if m.kind != "episode"]
+        if len(members) < 2:
+            continue
         sims = similarity_matrix([vectors[m.memory_id] for m in members])
+        coverer: dict[int, tuple[float, int]] = {}  # covered -> (similarity, its coverer)
         for i in range(len(members)):
             for j in range(i + 1, len(members)):
-                if sims[i, j] > config.merge_similarity:
-                    a, b = members[i], members[j]
-                    ev = {
-                        "similarity": round(float(sims[i, j]), 6),
-                        "category": category,
-                        "usage": {a.memory_id: usage_of(a), b.memory_id: usage_of(b)},
-                    }
-                    out.append(Candidate("similar", "merge", (a.memory_id, b.memory_id), ev))
+                sim = float(sims[i, j])
+                if sim > config.merge_similarity:
+                    out.append(
+                        _merge_pair(
+                            members[i], members[j], sim, category, {"match": "near_identical"}
+                        )
+                    )
+                elif sim >= config.cover_similarity and compatible(members[i], members[j]):
+                    for inner, outer in ((i, j), (j, i)):
+                        closer = inner not in coverer or sim > coverer[inner][0]
+                        if closer and says_more(members[outer].text, members[inner].text):
+                            coverer[inner] = (sim, outer)
+        for inner, (sim, outer) in sorted(coverer.items()):
+            a, b = sorted((members[inner], members[outer]), key=lambda m: m.memory_id)
+            match = {
+                "match": "covered",
+                "covered": members[inner].memory_id,
+                "covered_by": members[outer].memory_id,
+            }
+            out.append(_merge_pair(a, b, sim, category, match))
     return out
 
 

@@ -12,7 +12,8 @@ their clauses in order, exact repeats and clauses another one covers dropped
 
 ``refined_text(text, subject, created_at)``: a rewrite or None (then no refine is
 emitted): filler openers dropped ("Well, ", "Basically, "), an opening he/she/they
-replaced by the memory's subject, and relative days ("yesterday", "today", "tomorrow",
+replaced by the memory's subject (unless the text names the subject later: then the
+pronoun is someone else), and relative days ("yesterday", "today", "tomorrow",
 "tonight", "last night", "this morning") given their date from the memory's creation.
 
 ``induced(members, existing)``: a principle from repeated evidence, or None. Applied when
@@ -133,13 +134,20 @@ def _date(at: datetime) -> str:
     return f"on {at.day} {at.strftime('%B')} {at.year}"
 
 
+def _names(text: str, name: str) -> bool:
+    return re.search(rf"\b{re.escape(name)}\b", text, re.IGNORECASE) is not None
+
+
 def refined_text(text: str, subject: str | None, created_at: datetime) -> str | None:
     """A clearer wording of ``text`` by the rules above, or None if they change nothing."""
     out = _FILLER.sub("", text.strip())
     if out and out[0].islower():
         out = out[0].upper() + out[1:]
-    if subject and subject.strip() and _PRONOUN.match(out):
-        out = _PRONOUN.sub(subject.strip(), out, count=1)
+    name = (subject or "").strip()
+    if name and _PRONOUN.match(out) and not _names(out, name):
+        # the subject named later in the text: the pronoun is someone else ("They asked
+        # Tomas to lead the department"); subjects are kept lower-case, names are not
+        out = _PRONOUN.sub(name[:1].upper() + name[1:], out, count=1)
     for pattern, days in _RELATIVE:
         if pattern.search(out):
             out = pattern.sub(_date(created_at + timedelta(days=days)), out, count=1)

@@ -97,16 +97,16 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
 
-from memstream.core.evolution import similarity_matrix
 from memstream.core.hashing import normalize
 from memstream.core.memory_state import MemoryState
 from memstream.core.qlearning import days_between as _days
 from memstream.core.qlearning import utility_decay
+from memstream.core.similarity import similarity_matrix
 from memstream.schemas.ids import derived_id
 
 Vectors = Mapping[str, NDArray[Any]]
@@ -666,11 +666,26 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(normalize(text).split())
 
 
-def _ents(m: MemoryView) -> frozenset[str]:
+class Item(Protocol):
+    """What the item rules read of a memory (a ``MemoryView``, an evolution view)."""
+
+    @property
+    def category(self) -> str: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def subject(self) -> str | None: ...
+    @property
+    def slot(self) -> str | None: ...
+    @property
+    def entities(self) -> tuple[str, ...]: ...
+
+
+def _ents(m: Item) -> frozenset[str]:
     return frozenset(e.casefold() for e in m.entities if e)
 
 
-def distinct_items(a: MemoryView, b: MemoryView) -> bool:
+def distinct_items(a: Item, b: Item) -> bool:
     """About different things: subjects or slots differ, or the entity sets or capitalised
     names are not nested ("Nike Air Max" and "Nike Pegasus": same brand, two items)."""
     for x, y in ((a.subject, b.subject), (a.slot, b.slot)):
@@ -679,7 +694,7 @@ def distinct_items(a: MemoryView, b: MemoryView) -> bool:
     return not (_nested(_ents(a), _ents(b)) and _nested(names(a.text), names(b.text)))
 
 
-def compatible(a: MemoryView, b: MemoryView, config: LifecycleConfig = LifecycleConfig()) -> bool:
+def compatible(a: Item, b: Item, config: LifecycleConfig = LifecycleConfig()) -> bool:
     """May ``a`` and ``b`` become one memory?"""
     if a.category in config.subject_bound_categories and (a.subject is None or b.subject is None):
         return False

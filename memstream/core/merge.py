@@ -18,6 +18,19 @@ def covers(new: str, old: str) -> bool:
     return bool(old_w) and len(old_w - new_w) <= len(old_w) // 10 and len(new_w) > len(old_w)
 
 
+#: words that turn a statement around ("don't" splits into "don" and "t")
+NEGATIONS = frozenset({"not", "no", "never", "nor", "t", "without", "anymore", "stopped", "quit"})
+
+
+def says_more(longer: str, shorter: str) -> bool:
+    """``longer`` covers ``shorter`` and adds no negation: the same fact with more detail
+    ("Sam's sister Clara lives in Lisbon with her two kids"), not its reversal ("Sam no
+    longer likes tea" covers the words of "Sam likes tea")."""
+    if not covers(longer, shorter):
+        return False
+    return not (_words(longer) - _words(shorter)) & NEGATIONS
+
+
 def merge_texts(old: str, new: str) -> str:
     """The more detailed text when one covers the other; otherwise both, joined.
 

@@ -11,7 +11,8 @@ leaves the stale rule to the dream cycle's forgetting (which knows importance an
 What an applied candidate writes (rule-based, ``core.evolution_apply``):
 deprecate -> ``MemoryArchived``; archive (stale, on demand only) -> ``MemoryArchived``;
 refine -> a rewrite (``MemoryCreated`` at Q 0.5 superseding the old one) when the rules
-change the text, else nothing; merge -> the most useful member keeps everything every
+change the text, else nothing; merge (near-identical, or one text covering another,
+``core.evolution.merge_candidates``) -> the most useful member keeps everything every
 member said (``MemoryUpdated``: merged clauses, all source turns, entities and metadata),
 the others ``MemoryArchived`` ``merged_into`` it; induce -> a new principle citing every
 member's turns (``MemoryCreated``, slot ``induced``) when its evidence holds. Every event
@@ -76,6 +77,12 @@ def _merged_candidates(candidates: list[Candidate]) -> list[Candidate]:
         usage = {k: v for c in parts for k, v in c.evidence.get("usage", {}).items()}
         ev = {
             "similarity": {"-".join(c.memory_ids): c.evidence.get("similarity") for c in parts},
+            "match": {"-".join(c.memory_ids): c.evidence.get("match") for c in parts},
+            "covered_by": {
+                c.evidence["covered"]: c.evidence["covered_by"]
+                for c in parts
+                if "covered" in c.evidence
+            },
             "category": parts[0].evidence.get("category"),
             "usage": usage,
         }
@@ -205,6 +212,11 @@ def _views(state: PartitionState, ns: str) -> list[EvolutionView]:
                 pinned=s.pinned,
                 immutable=s.immutable,
                 flashbulb=s.arousal >= 0.8,
+                text=s.text,
+                kind=s.kind,
+                subject=s.subject,
+                slot=s.slot,
+                entities=s.entities,
             )
         )
     return views

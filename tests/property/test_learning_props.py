@@ -307,3 +307,69 @@ def test_cycle_is_deterministic_and_caps_defer_then_converge(
         current = apply_actions(current, report.actions, AT)
     else:
         raise AssertionError("capped cycles did not converge")
+
+
+# --- evolution merges ------------------------------------------------------------------
+
+_WORDS = ["Sam", "likes", "tea", "green", "Lisbon", "lives", "in", "not", "with", "Clara"]
+
+
+@st.composite
+def evolution_views(draw: Any) -> tuple[list[Any], dict[str, Any]]:
+    from memstream.core.evolution import EvolutionView
+
+    n = draw(st.integers(2, 7))
+    views, vectors = [], {}
+    said: list[list[str]] = []
+    for i in range(n):
+        words = draw(st.lists(st.sampled_from(_WORDS), min_size=1, max_size=8))
+        if said and draw(st.booleans()):  # an earlier text said again with more words
+            words = draw(st.sampled_from(said)) + words
+        said.append(words)
+        views.append(
+            EvolutionView(
+                memory_id=f"m{i}",
+                namespace="ns",
+                category=draw(st.sampled_from(["fact", "fact", "preference", "moment"])),
+                q_value=draw(unit),
+                created_at=AT,
+                text=" ".join(words),
+                kind=draw(st.sampled_from(["note", "note", "episode"])),
+                subject=draw(st.sampled_from([None, "sam", "sam", "sam", "clara"])),
+                entities=tuple(w for w in words if w[0].isupper()),
+            )
+        )
+        vectors[f"m{i}"] = np.array(draw(st.lists(st.floats(0.1, 1.0), min_size=3, max_size=3)))
+    return views, vectors
+
+
+@FAST
+@given(evolution_views(), st.randoms(use_true_random=False))
+def test_merges_keep_every_word_and_turn_and_a_covered_memory_joins_one(
+    drawn: tuple[list[Any], dict[str, Any]], rnd: random.Random
+) -> None:
+    from memstream.core.evolution import merge_candidates
+    from memstream.core.evolution_apply import Content, merge_content, merge_groups
+    from memstream.core.lifecycle import compatible
+    from memstream.core.merge import _words, says_more
+
+    views, vectors = drawn
+    found = merge_candidates(views, vectors)
+    shuffled = list(views)
+    rnd.shuffle(shuffled)
+    assert merge_candidates(shuffled, vectors) == found  # input order does not matter
+    by = {v.memory_id: v for v in views}
+    covered = [c.evidence["covered"] for c in found if c.evidence["match"] == "covered"]
+    assert len(covered) == len(set(covered))
+    for c in found:
+        a, b = (by[m] for m in c.memory_ids)
+        assert a.category == b.category and "episode" not in (a.kind, b.kind)
+        assert a.category != "moment"
+        if c.evidence["match"] == "covered":
+            inner, outer = by[c.evidence["covered"]], by[c.evidence["covered_by"]]
+            assert says_more(outer.text, inner.text) and compatible(inner, outer)
+    for group in merge_groups(c.memory_ids for c in found):  # type: ignore[misc]
+        members = [Content(m, by[m].text, by[m].entities, (f"t-{m}",)) for m in group]
+        merged = merge_content(members)
+        assert set().union(*(_words(m.text) for m in members)) <= _words(merged.text)
+        assert set(merged.source_turn_ids) == {f"t-{m}" for m in group}

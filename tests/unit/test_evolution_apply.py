@@ -66,6 +66,9 @@ def test_refine_rewrites_or_says_nothing() -> None:
     assert refined_text("She moved to Porto.", "Lena", at) == "Lena moved to Porto."
     assert refined_text("Sam ran 10k yesterday.", None, at) == "Sam ran 10k on 1 May 2024."
     assert refined_text("Sam moved to Porto.", "Sam", at) is None
+    # the subject named later: "they" is someone else; a lower-case subject key is a name
+    assert refined_text("They asked Tomas to lead the department.", "tomas", at) is None
+    assert refined_text("She moved to Porto.", "lena", at) == "Lena moved to Porto."
 
 
 def test_induce_needs_repeated_evidence_and_is_done_once() -> None:

@@ -315,6 +315,53 @@ def test_per_memory_levels() -> None:
     assert [f["outcome"] for f in usage["feedback"]] == ["negative", "negative"]
 
 
+def _at(cos: float) -> Any:
+    """A unit vector at cosine ``cos`` from (1, 0, 0)."""
+    return np.array([cos, math.sqrt(1.0 - cos * cos), 0.0])
+
+
+def test_a_fact_restated_with_more_detail_merges_into_the_restatement() -> None:
+    short = "Sam's sister Clara lives in Lisbon"
+    longer = "Sam's sister Clara lives in Lisbon with her two kids and a parrot named Kiwi"
+    fact = {"category": "relationship", "subject": "sam"}
+    ms = [
+        evo("a", text=short, entities=("Clara", "Lisbon"), **fact),
+        evo("b", text=longer, entities=("Clara", "Lisbon", "Kiwi"), **fact),
+    ]
+    v = {"a": _at(1.0), "b": _at(0.65)}
+    (c,) = merge_candidates(ms, v)
+    assert c.action == "merge" and c.memory_ids == ("a", "b")
+    assert (c.evidence["match"], c.evidence["covered"], c.evidence["covered_by"]) == (
+        "covered",
+        "a",
+        "b",
+    )
+    assert set(c.evidence["usage"]) == {"a", "b"}
+    # not when: too far apart, the longer one turns it around, what happened twice (an
+    # episode, a moment), about different things (another subject, names not nested)
+    assert merge_candidates(ms, {"a": _at(1.0), "b": _at(0.59)}) == []
+    negated = evo("b", text="Sam's sister Clara no longer lives in Lisbon", **fact)
+    assert merge_candidates([ms[0], negated], v) == []
+    assert merge_candidates([ms[0], evo("b", text=longer, kind="episode", **fact)], v) == []
+    moments = [evo(m.memory_id, text=m.text, category="moment") for m in ms]
+    assert merge_candidates(moments, v) == []
+    other = evo("b", text=longer, category="relationship", subject="lena")
+    assert merge_candidates([ms[0], other], v) == []
+    elsewhere = evo("b", text=short + " and Ana in Porto", category="relationship", subject="sam")
+    assert merge_candidates([evo("a", text=short + " not Ana", **fact), elsewhere], v) == []
+
+
+def test_a_short_fact_inside_several_longer_ones_joins_only_the_closest() -> None:
+    ms = [
+        evo("a", text="Sam is using Flask", subject="sam"),
+        evo("b", text="Sam is using Flask for the budget app backend", subject="sam"),
+        evo("c", text="Sam is using Flask and SQLite for the database", subject="sam"),
+    ]
+    v = {"a": _at(1.0), "b": _at(0.7), "c": np.array([0.8, 0.0, 0.6])}
+    (c,) = merge_candidates(ms, v)  # b and c: cosine 0.56, and neither covers the other
+    assert c.memory_ids == ("a", "c") and c.evidence["covered_by"] == "c"
+
+
 def test_merge_and_induction_candidates() -> None:
     v = {
         "a": np.array([1.0, 0.0, 0.0]),
