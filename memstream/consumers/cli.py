@@ -111,6 +111,15 @@ def build_parser() -> argparse.ArgumentParser:
         "worker on the same data directory",
     )
     p.add_argument("--loglevel", default="warning")
+    p.add_argument(
+        "--role",
+        action="append",
+        metavar="ROLE",
+        help="what this node runs: write (the input agents), project (the projections), api "
+        "(HTTP/MCP recall and context, the bus recall responder) or all (default: "
+        "$MEMSTREAM_ROLES, else all); repeat it or comma-separate (--role write,api); "
+        "README: Topology",
+    )
     p.set_defaults(fn=cmd_worker)
 
     p = sub.add_parser(

@@ -296,6 +296,8 @@ def cmd_status(args: argparse.Namespace) -> int:
         for check in body.get("checks", []):
             state = "ok" if check["ok"] else "DEGRADED"
             print(f"{state:9} {check['name']:24} {check['detail']}")
+        if body.get("roles"):
+            print(f"roles: {','.join(body['roles'])}")
         print(f"status: {body.get('status')}")
     return 0 if body.get("status") == "ok" else 1
 

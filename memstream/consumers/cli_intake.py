@@ -291,15 +291,22 @@ def _wait_for_extraction(args: argparse.Namespace, settings: Settings, report: A
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
-    from memstream.streams.worker import run_worker
+    from memstream.core.roles import RoleError
+    from memstream.streams.worker import node_plan, run_worker
 
     settings = _settings(args)
+    try:
+        node_plan(settings, args.role)
+    except RoleError as e:
+        print(f"memstream worker: {e}", file=sys.stderr)
+        return 2
     run_worker(
         settings,
         web_port=args.web_port,
         # one setting places everything: faust's own directory lives under the data directory
         datadir=args.datadir or str(Path(settings.data_dir) / "worker"),
         loglevel=args.loglevel,
+        roles=args.role,
     )
     return 0
 

@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from mode import Service
@@ -51,24 +52,37 @@ class HealthMonitor(Service):
     """Probes the log in the background and turns what it saw into checks."""
 
     def __init__(
-        self, settings: Settings, projections: Any = None, *, agents: bool = True, **kwargs: Any
+        self,
+        settings: Settings,
+        projections: Any = None,
+        *,
+        agents: bool | Iterable[str] = True,
+        group: str = "worker",
+        roles: Sequence[str] = (),
+        **kwargs: Any,
     ) -> None:
-        """``agents``: also check the agents' consumer group (a worker runs them)."""
+        """``agents``: also check the agents' consumer group (a worker runs them): True for
+        every agent, or the names of the ones this node runs, in consumer group ``group``
+        (core/roles.py); ``roles``: the node's roles, for the report."""
         super().__init__(**kwargs)
         from memstream.streams.app import app_id
 
         self.settings = settings
         self.projections = projections  # projections.service.ProjectionService or None
         self.names = topic_names(settings.topic_prefix)
+        names = set(AGENT_INPUTS.values()) if agents is True else set(agents or ())
+        #: role of the input topic -> agent, for the agents this node runs
+        self.inputs = {role: a for role, a in AGENT_INPUTS.items() if a in names}
+        self.roles = list(roles)
         self.probe = LogProbe(
             settings.bootstrap(),
             list(self.names.values()),
-            group=app_id(settings) if agents else None,
-            group_topics=[self.names[role] for role in AGENT_INPUTS] if agents else [],
+            group=app_id(settings, group) if self.inputs else None,
+            group_topics=[self.names[role] for role in self.inputs],
             identity_topic=meta_topic(settings.topic_prefix),
             auth=client_options(settings),
         )
-        self.agents = agents
+        self.agents = bool(self.inputs)
         self.observation: LogObservation | None = None
         self.positions: dict[str, dict[str, int]] = {}  # projections', taken before the probe
         self.tracked: dict[str, Since] = {}
@@ -113,13 +127,21 @@ class HealthMonitor(Service):
             for kind, pos in positions.items()
         ] + [
             (f"agent {agent}", obs.committed, self._tps(obs, [self.names[role]]))
-            for role, agent in AGENT_INPUTS.items()
-            if self.agents
+            for role, agent in self.inputs.items()
         ]
         for name, pos, tps in readers:
+            if name.startswith("projection "):
+                tps = self._owned(name.removeprefix("projection "), tps)
             ends = {tp: obs.ends[tp] for tp in tps}
             out[name] = (positions_of(pos, tps), behind(pos, ends))
         return out
+
+    def _owned(self, kind: str, tps: list[str]) -> list[str]:
+        """Of ``tps``, the ones projection ``kind`` reads on this node (a project node
+        sharing a Qdrant server's partitions holds only its share)."""
+        proj = self.projections
+        owned = proj.owned(kind) if proj is not None else None
+        return tps if owned is None else [tp for tp in tps if tp in set(owned)]
 
     def _topics(self, kind: str) -> list[str]:
         return factory.topics_of(kind, self.settings)
@@ -145,7 +167,8 @@ class HealthMonitor(Service):
             if own:
                 out.append(Check(name, False, "; ".join(own)))
             elif usable and obs is not None:
-                ends = {tp: obs.ends[tp] for tp in self._tps(obs, self._topics(kind))}
+                tps = self._owned(kind, self._tps(obs, self._topics(kind)))
+                ends = {tp: obs.ends[tp] for tp in tps}
                 out.append(
                     reader_check(
                         name, self.positions.get(kind, {}), ends, self.tracked.get(name), now, stall
@@ -154,7 +177,7 @@ class HealthMonitor(Service):
             else:
                 out.append(Check(name, True, "running (the log's end is unknown)"))
         if usable and obs is not None and self.agents:
-            for role, agent in AGENT_INPUTS.items():
+            for role, agent in self.inputs.items():
                 name = f"agent {agent}"
                 ends = {tp: obs.ends[tp] for tp in self._tps(obs, [self.names[role]])}
                 committed = {tp: obs.committed[tp] for tp in ends if tp in obs.committed}
@@ -204,6 +227,7 @@ class HealthMonitor(Service):
         checks = self.checks()
         return {
             "status": status(checks),
+            "roles": self.roles,
             "problems": [f"{c.name}: {c.detail}" for c in checks if not c.ok],
             "checks": [c.as_dict() for c in checks],
         }

@@ -106,7 +106,11 @@ def _at(body: dict[str, Any]) -> dt.datetime | None:
 class ApiService(Service):
     """Serves the API routes that the worker's components register."""
 
-    def __init__(self, settings: Settings, host: str, port: int, **kwargs: Any) -> None:
+    def __init__(
+        self, settings: Settings, host: str, port: int, *, routes: str = "full", **kwargs: Any
+    ) -> None:
+        """``routes``: "full", or "ops" for a node without the API role (core/roles.py):
+        health, the OpenAPI document, the projections' digest and admin SQL only."""
         super().__init__(**kwargs)
         from memstream.consumers.http_insights import InsightRoutes
         from memstream.consumers.http_memory import MemoryRoutes
@@ -129,6 +133,9 @@ class ApiService(Service):
         self.web.router.add_post("/v1/consolidate", self.consolidate)
         self.web.router.add_post("/v1/evolve", self.evolve)
         self.handles: dict[str, Any] = {}  # set by the worker: the agents' shared state
+        self.roles: list[str] = []  # set by the worker: the node's roles, for /health
+        if routes == "ops":
+            return
         self.memory.register(self.web)
         InsightRoutes(self.memory).register(self.web)
         from memstream.consumers.http_context import ContextRoutes
@@ -197,6 +204,7 @@ class ApiService(Service):
         return json_response(
             {
                 **verdict,
+                "roles": self.roles,
                 "projections": proj.lag() if proj else {},
                 "positions": proj.positions() if proj else {},
                 "caught_up": proj.caught_up() if proj else None,

@@ -98,6 +98,9 @@ class Settings:
     projections: str = (
         "duckdb,qdrant,archive"  # which read models this worker keeps ("none" for none)
     )
+    # what a worker node runs: "all", or write / project / api comma-separated
+    # (core/roles.py; `memstream worker --role` overrides it)
+    roles: str = "all"
     # health (/health, memstream status): the broker is probed this often (the answer is
     # cached that long); a reader (projection, agent) with records waiting that has not moved
     # for health_stall_seconds is stalled (above the longest a session buffer may hold a turn,

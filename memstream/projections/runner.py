@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import duckdb
-from aiokafka import AIOKafkaConsumer, TopicPartition
+from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener, TopicPartition
 
 from memstream.projections.port import ApplyStats, LogRecord, Projection
 
@@ -87,8 +87,15 @@ class ProjectionRunner:
         dead_letter: DeadLetterSink | None = None,
         retry_pause: float = 0.2,
         auth: Mapping[str, Any] | None = None,
+        group: str | None = None,
     ) -> None:
+        """``group``: share the topics' partitions with the other readers of that consumer
+        group (a store shared by them, whose positions are per partition: a Qdrant server);
+        None: read every partition."""
         self.bootstrap = bootstrap
+        self.group = group
+        # held while a batch is applied: a partition is handed over only between batches
+        self._applying = asyncio.Lock()
         self.auth = dict(auth or {})  # infra.kafka_auth.client_options
         self.topics = list(topics)
         self.projection = projection
@@ -105,7 +112,49 @@ class ProjectionRunner:
         #: next offset per "topic/partition" applied by this process (for `ingest --wait`)
         self.applied_to: dict[str, int] = {}
 
+    async def _group_consumer(self, group: str) -> AIOKafkaConsumer:
+        """A reader in ``group``: on each assignment it seeks every partition it got to the
+        position the (shared) store recorded, so a partition resumes where its last owner,
+        on any node, stopped; the group's committed offsets are never used."""
+        consumer = AIOKafkaConsumer(
+            bootstrap_servers=self.bootstrap,
+            enable_auto_commit=False,
+            group_id=group,
+            auto_offset_reset="earliest",
+            max_partition_fetch_bytes=4 * 1024 * 1024,
+            **self.auth,
+        )
+        runner = self
+
+        class Handover(ConsumerRebalanceListener):  # type: ignore[misc]
+            async def on_partitions_revoked(self, revoked: Any) -> None:
+                async with runner._applying:  # the batch under way finishes first
+                    for tp in revoked:
+                        runner.applied_to.pop(f"{tp.topic}/{tp.partition}", None)
+
+            async def on_partitions_assigned(self, assigned: Any) -> None:
+                positions: dict[tuple[str, int], int] = await runner.run_in_store(
+                    runner.projection.positions
+                )  # type: ignore[assignment]
+                fresh = []
+                for tp in assigned:
+                    at = positions.get((tp.topic, tp.partition))
+                    if at is None:
+                        fresh.append(tp)
+                        runner.applied_to[f"{tp.topic}/{tp.partition}"] = 0
+                    else:
+                        consumer.seek(tp, at)
+                        runner.applied_to[f"{tp.topic}/{tp.partition}"] = at
+                if fresh:
+                    await consumer.seek_to_beginning(*fresh)
+
+        await consumer.start()
+        consumer.subscribe(self.topics, listener=Handover())
+        return consumer
+
     async def _consumer(self) -> AIOKafkaConsumer:
+        if self.group is not None:
+            return await self._group_consumer(self.group)
         # auto_offset_reset="earliest": aiokafka resets a freshly assigned partition with the
         # default strategy in the background, and a reply to that request that arrives after
         # a seek_to_beginning() is applied as if it answered the seek. With "latest" (the
@@ -238,11 +287,13 @@ class ProjectionRunner:
                     timeout_ms=int(idle * 1000), max_records=self.max_records
                 )
                 if batch:
-                    await self._apply(batch)
+                    async with self._applying:
+                        await self._apply(batch)
                     holding = True
                 else:
                     self.health.failing_since = None  # reading again, nothing left to apply
-                    self.caught_up.set()
+                    if self.group is None or consumer.assignment():
+                        self.caught_up.set()
                     if holding:
                         holding = bool(await self.run_in_store(self.projection.idle))
         finally:

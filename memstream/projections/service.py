@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Iterable
 from typing import Any
 
 from mode import Service
@@ -26,10 +27,24 @@ log = logging.getLogger("memstream.projections")
 class ProjectionService(Service):
     """Keeps the read models current while the worker runs."""
 
-    def __init__(self, settings: Settings, kinds: list[str], **kwargs: Any) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        kinds: list[str],
+        *,
+        partitioned: Iterable[str] = (),
+        attached: Iterable[str] = (),
+        **kwargs: Any,
+    ) -> None:
+        """``partitioned``: kinds whose readers share the partitions with the other nodes'
+        (consumer group ``<prefix>-project-<kind>``, for a store the nodes share);
+        ``attached``: kinds read from a shared store that this node does not feed."""
         super().__init__(**kwargs)
         self.settings = settings
         self.kinds = kinds
+        self.partitioned = frozenset(partitioned)
+        self.attached_kinds = [k for k in attached if k not in kinds]
+        self.attached: dict[str, Any] = {}  # kind -> projection, read only here
         self.runners: dict[str, ProjectionRunner] = {}
         self._stop = asyncio.Event()
         self._runner_tasks: list[asyncio.Task[None]] = []
@@ -74,6 +89,7 @@ class ProjectionService(Service):
                 await asyncio.to_thread(factory.build, kind, self.settings),
                 dead_letter=sink,
                 auth=client_options(self.settings),
+                group=projection_group(self.settings, kind) if kind in self.partitioned else None,
             )
             self.runners[kind] = runner
             self._runner_tasks.append(asyncio.ensure_future(self._run(kind, runner)))
@@ -93,11 +109,16 @@ class ProjectionService(Service):
                 )
                 await asyncio.sleep(5.0)
 
+        for kind in self.attached_kinds:
+            self.attached[kind] = await asyncio.to_thread(factory.build, kind, self.settings)
+
     async def on_stop(self) -> None:
         self._stop.set()
         await asyncio.gather(*self._runner_tasks, return_exceptions=True)
         for runner in self.runners.values():
             await asyncio.to_thread(runner.close)
+        for projection in self.attached.values():
+            await asyncio.to_thread(projection.close)
         if self._dlq_producer is not None:
             await self._dlq_producer.stop()
 
@@ -113,11 +134,16 @@ class ProjectionService(Service):
     @property
     def qdrant(self) -> QdrantProjection | None:
         runner = self.runners.get("qdrant")
-        return (
-            runner.projection
-            if runner and isinstance(runner.projection, QdrantProjection)
-            else None
-        )
+        found = runner.projection if runner else self.attached.get("qdrant")
+        return found if isinstance(found, QdrantProjection) else None
+
+    def owned(self, kind: str) -> list[str] | None:
+        """The "topic/partition"s projection ``kind`` holds on this node when it shares
+        them with other nodes; None: every partition of its topics."""
+        runner = self.runners.get(kind)
+        if runner is None or kind not in self.partitioned:
+            return None
+        return sorted(runner.applied_to)
 
     def caught_up(self) -> bool:
         return all(r.caught_up.is_set() for r in self.runners.values())
@@ -174,6 +200,11 @@ class ProjectionService(Service):
     def problems(self) -> list[str]:
         """Why the projections are not healthy, in words ([] when they are)."""
         return [f"projection {kind} {p}" for kind in self.runners for p in self.problems_of(kind)]
+
+
+def projection_group(settings: Settings, kind: str) -> str:
+    """The consumer group in which project nodes share projection ``kind``'s partitions."""
+    return f"{settings.topic_prefix}-project-{kind}"
 
 
 def _ago(at: float) -> str:

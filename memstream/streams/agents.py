@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from datetime import timedelta
 from typing import Any
 
@@ -22,6 +22,7 @@ from memstream.core.event_time import event_time_error
 from memstream.core.gate import GateConfig
 from memstream.core.recall_filters import RecallFilters
 from memstream.core.recall_filters import parse as parse_filters
+from memstream.core.roles import API_AGENTS, WRITE_AGENTS
 from memstream.infra.kafka_auth import client_options
 from memstream.infra.log_identity import recorded_epoch
 from memstream.infra.settings import Settings
@@ -304,8 +305,13 @@ def register_agents(
     settings: Settings,
     sink: Sink | None = None,
     state_loader: Callable[[int], Awaitable[PartitionState]] | None = None,
+    agents: Iterable[str] | None = None,
 ) -> dict[str, Any]:
+    """``agents``: the names to run (core/roles.py); None: every one."""
     sink = sink or ProducerSink(app)
+    wanted = set(WRITE_AGENTS + API_AGENTS if agents is None else agents)
+    if not wanted & set(WRITE_AGENTS):
+        return register_api_agents(app, topics, settings, sink) if wanted else {}
     memory_log = topics["memory_log"].get_topic_name()
     embedder = gate_embedder(settings)
 
@@ -384,6 +390,8 @@ def register_agents(
         app.timer(5.0, name="snapshots")(stop_tolerant(app, refresh.tick))  # a cheap check
     app.timer(1.0, name="feedback-expiry")(learning.expire_parked)
     for role, name in INPUT_AGENTS.items():
+        if name not in wanted:
+            continue
         handles[name] = IntakeStats()
         register_agent(
             app,
@@ -396,6 +404,31 @@ def register_agents(
             sink,
             time_check_for(settings, states),
         )
+    return handles
+
+
+def register_api_agents(
+    app: faust.App, topics: Any, settings: Settings, sink: Sink
+) -> dict[str, Any]:
+    """An API node's agents: the bus recall responder alone. It holds no partition state, so
+    the event-time check has no namespace watermark (the clock at intake bounds it)."""
+    skew = settings.max_future_skew
+
+    async def check(env: Envelope[Any], message: Any) -> EventValidationError | None:
+        return event_time_error(env.occurred_at, intake=intake_time(message), skew=skew)
+
+    handles: dict[str, Any] = {"recall-responder": IntakeStats()}
+    register_agent(
+        app,
+        topics,
+        settings,
+        "recall_requests",
+        "recall-responder",
+        recall_responder(handles, sink, topics["recall_replies"].get_topic_name(), settings),
+        handles["recall-responder"],
+        sink,
+        check,
+    )
     return handles
 
 

@@ -4,7 +4,7 @@ so tests and benchmarks can build as many as they need)."""
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,8 +28,10 @@ class Topics:
         return self.by_role[role]
 
 
-def app_id(settings: Settings) -> str:
-    return f"{settings.topic_prefix}-worker"
+def app_id(settings: Settings, group: str = "worker") -> str:
+    """The agents' consumer group: ``<prefix>-worker`` for write (and all-in-one) nodes,
+    ``<prefix>-api`` for API nodes without a write role (core/roles.py)."""
+    return f"{settings.topic_prefix}-{group}"
 
 
 def create_app(
@@ -39,11 +41,14 @@ def create_app(
     datadir: str | None = None,
     sink: Sink | None = None,
     state_loader: Callable[[int], Awaitable[PartitionState]] | None = None,
+    agents: Iterable[str] | None = None,
+    group: str = "worker",
 ) -> tuple[faust.App, Topics]:
-    """``sink`` and ``state_loader`` replace Kafka in ``agent.test_context()`` tests."""
+    """``sink`` and ``state_loader`` replace Kafka in ``agent.test_context()`` tests;
+    ``agents`` and ``group`` come from the node's roles (core/roles.py), None: every agent."""
     brokers = ";".join(f"kafka://{b}" for b in settings.bootstrap().split(","))
     app = faust.App(
-        app_id(settings),
+        app_id(settings, group),
         broker=brokers,
         store="memory://",
         datadir=datadir or tempfile.mkdtemp(prefix="memstream-worker-"),
@@ -81,5 +86,5 @@ def create_app(
     )
     from memstream.streams.agents import register_agents
 
-    app.memstream = register_agents(app, topics, settings, sink, state_loader)  # type: ignore[attr-defined]
+    app.memstream = register_agents(app, topics, settings, sink, state_loader, agents)  # type: ignore[attr-defined]
     return app, topics

@@ -9,14 +9,19 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
+import tempfile
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import mode
 from faust.worker import Worker
+from mode import Service
 
 from memstream.consumers.http_api import ApiService
 from memstream.core.health import identity_check
+from memstream.core.roles import NodePlan, parse_roles, plan
 from memstream.infra.broker import free_port
 from memstream.infra.kafka_auth import client_options
 from memstream.infra.log_identity import ensure_identity, record_epoch, recorded_epoch
@@ -54,13 +59,38 @@ def _check_log_identity(settings: Settings, loop: asyncio.AbstractEventLoop) -> 
         raise SystemExit(3)
 
 
+class _Ready(Service):
+    """The readiness of a node without agents (no rebalance to wait for): written once its
+    projections and API started, as a rebalance's end is for the others."""
+
+    def __init__(self, status_dir: Path, announce: Callable[[], None], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.status_dir, self.announce = status_dir, announce
+
+    async def on_started(self) -> None:
+        write_status(self.status_dir, assigned=[], rebalance_complete_at=time.time())
+        self.announce()
+
+
+def node_plan(settings: Settings, roles: Sequence[str] | str | None = None) -> NodePlan:
+    """What this node runs: ``roles`` (``--role``) or the ``roles`` setting."""
+    kinds = [k.strip() for k in settings.projections.split(",")]
+    return plan(
+        parse_roles(roles if roles else settings.roles),
+        kinds,
+        shared_qdrant=bool(settings.qdrant_url),
+    )
+
+
 def run_worker(
     settings: Settings,
     *,
     web_port: int | None = None,
     datadir: str | None = None,
     loglevel: str = "warning",
+    roles: Sequence[str] | str | None = None,
 ) -> None:
+    node = node_plan(settings, roles)
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     # Topics exist before any consumer joins, with the registry's partitions and retention.
@@ -73,39 +103,54 @@ def run_worker(
         )
     )
     _check_log_identity(settings, loop)
-    app, _topics = create_app(settings, web_port=web_port, datadir=datadir)
-    status_dir = Path(app.conf.datadir)
+    app: Any = None
+    if node.agents:
+        app, _topics = create_app(
+            settings,
+            web_port=web_port,
+            datadir=datadir,
+            agents=node.agents,
+            group=node.group or "worker",
+        )
+        status_dir = Path(app.conf.datadir)
+    else:  # a project node: no agents, no consumer group of faust's
+        status_dir = Path(datadir or tempfile.mkdtemp(prefix="memstream-worker-"))
+        status_dir.mkdir(parents=True, exist_ok=True)
 
-    async def _assigned(sender: Any, assigned: set[Any], **_kw: Any) -> None:
-        write_status(status_dir, assigned=sorted(f"{tp.topic}:{tp.partition}" for tp in assigned))
+    def announce() -> None:
+        assigned = (read_status(status_dir) or {}).get("assigned", [])
+        _say(f"ready ({node.describe()}): {len(assigned)} partitions assigned, API {api_url}")
 
-    announced = False
-
-    async def _complete(sender: Any, **_kw: Any) -> None:
-        nonlocal announced
-        write_status(status_dir, rebalance_complete_at=time.time())
-        if not announced:  # the first rebalance: from now on turns are consumed
-            announced = True
-            assigned = (read_status(status_dir) or {}).get("assigned", [])
-            _say(f"ready: {len(assigned)} partitions assigned, API {api_url}")
-
-    app.on_partitions_assigned.connect(_assigned)  # type: ignore[arg-type]
-    app.on_rebalance_complete.connect(_complete)  # type: ignore[arg-type]
-
-    kinds = [
-        k.strip() for k in settings.projections.split(",") if k.strip() and k.strip() != "none"
-    ]
-    projections = ProjectionService(settings, kinds, loop=loop) if kinds else None
-    if projections is not None:
-        app.add_dependency(projections)
+    projections = (
+        ProjectionService(
+            settings,
+            list(node.projections),
+            partitioned=node.partitioned,
+            attached=node.attached,
+            loop=loop,
+        )
+        if node.projections or node.attached
+        else None
+    )
     api = ApiService(
-        settings, settings.api_host, settings.api_port or free_port(settings.api_host), loop=loop
+        settings,
+        settings.api_host,
+        settings.api_port or free_port(settings.api_host),
+        routes=node.http,
+        loop=loop,
     )
     api.projections = projections
+    api.roles = list(node.roles)
     from memstream.consumers.health import HealthMonitor
 
-    api.health_monitor = HealthMonitor(settings, projections, loop=loop)
-    app.add_dependency(api.health_monitor)
+    api.health_monitor = HealthMonitor(
+        settings,
+        projections,
+        agents=node.agents,
+        group=node.group or "worker",
+        roles=node.roles,
+        loop=loop,
+    )
 
     async def publish_access(
         namespace: str,
@@ -126,19 +171,48 @@ def run_worker(
         )
 
     api.publish_access = publish_access
-    api.handles = app.memstream  # type: ignore[attr-defined]
-    app.memstream["recall"] = api.recall_service  # type: ignore[attr-defined]  # for the Kafka responder
-    app.add_dependency(api)
     api_url = f"http://{api.host}:{api.port}"
-    record_worker(settings, api_url=api_url, datadir=str(status_dir))
+    services: list[Any] = [s for s in (projections, api.health_monitor, api) if s is not None]
+    if app is not None:
+        _on_rebalance(app, status_dir, announce)
+        api.handles = app.memstream
+        app.memstream["recall"] = api.recall_service  # for the Kafka responder
+        for service in services:
+            app.add_dependency(service)
+    record_worker(settings, api_url=api_url, datadir=str(status_dir), roles=list(node.roles))
     _say(
-        f"API on {api_url} (health {api_url}/health, dashboard {api_url}/ui/), "
-        f"broker {settings.bootstrap()}, "
-        f"data {settings.data_dir}; joining the consumer group"
+        f"roles {node.describe()}; API on {api_url} (health {api_url}/health"
+        + (f", dashboard {api_url}/ui/" if node.http == "full" else "")
+        + f"), broker {settings.bootstrap()}, data {settings.data_dir}; "
+        + ("joining the consumer group" if app is not None else "starting the projections")
     )
 
     logging.getLogger("aiokafka").setLevel(logging.WARNING)
-    worker = Worker(
-        app, loop=loop, loglevel=loglevel, quiet=True, redirect_stdouts=False, override_logging=True
+    options: dict[str, Any] = dict(
+        loop=loop, loglevel=loglevel, quiet=True, redirect_stdouts=False, override_logging=True
     )
-    worker.execute_from_commandline()
+    if app is not None:
+        Worker(app, **options).execute_from_commandline()
+    else:
+        ready = _Ready(status_dir, announce, loop=loop)
+        mode.Worker(*services, ready, **options).execute_from_commandline()
+
+
+def _on_rebalance(app: Any, status_dir: Path, announce: Callable[[], None]) -> None:
+    """The status file follows the agents' assignment; the first completed rebalance means
+    the node consumes from now on."""
+
+    async def _assigned(sender: Any, assigned: set[Any], **_kw: Any) -> None:
+        write_status(status_dir, assigned=sorted(f"{tp.topic}:{tp.partition}" for tp in assigned))
+
+    announced = False
+
+    async def _complete(sender: Any, **_kw: Any) -> None:
+        nonlocal announced
+        write_status(status_dir, rebalance_complete_at=time.time())
+        if not announced:
+            announced = True
+            announce()
+
+    app.on_partitions_assigned.connect(_assigned)
+    app.on_rebalance_complete.connect(_complete)
