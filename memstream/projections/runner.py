@@ -88,12 +88,17 @@ class ProjectionRunner:
         retry_pause: float = 0.2,
         auth: Mapping[str, Any] | None = None,
         group: str | None = None,
+        session_timeout: float = 6.0,
+        heartbeat_interval: float = 1.0,
     ) -> None:
         """``group``: share the topics' partitions with the other readers of that consumer
         group (a store shared by them, whose positions are per partition: a Qdrant server);
         None: read every partition."""
         self.bootstrap = bootstrap
         self.group = group
+        # as the agents' group (settings broker_session_timeout, broker_heartbeat_interval):
+        # a dead node's partitions move within seconds
+        self.session_timeout, self.heartbeat_interval = session_timeout, heartbeat_interval
         # held while a batch is applied: a partition is handed over only between batches
         self._applying = asyncio.Lock()
         self.auth = dict(auth or {})  # infra.kafka_auth.client_options
@@ -122,6 +127,8 @@ class ProjectionRunner:
             group_id=group,
             auto_offset_reset="earliest",
             max_partition_fetch_bytes=4 * 1024 * 1024,
+            session_timeout_ms=int(self.session_timeout * 1000),
+            heartbeat_interval_ms=int(self.heartbeat_interval * 1000),
             **self.auth,
         )
         runner = self

@@ -90,6 +90,8 @@ class ProjectionService(Service):
                 dead_letter=sink,
                 auth=client_options(self.settings),
                 group=projection_group(self.settings, kind) if kind in self.partitioned else None,
+                session_timeout=self.settings.broker_session_timeout,
+                heartbeat_interval=self.settings.broker_heartbeat_interval,
             )
             self.runners[kind] = runner
             self._runner_tasks.append(asyncio.ensure_future(self._run(kind, runner)))
