@@ -19,6 +19,7 @@ from tests.harness import WorkerProcess
 SLOW_FIRST = (
     "integration/test_faults.py",
     "integration/test_crash_restart.py",
+    "integration/test_role_nodes.py",
     "integration/test_broker_restart.py",
     "integration/test_snapshots.py",
     "integration/test_projections_live.py",
