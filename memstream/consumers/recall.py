@@ -41,6 +41,8 @@ from memstream.core.recall_gate import (
     should_retrieve,
     withholds,
 )
+from memstream.core.relations import edges_of
+from memstream.core.replies import REPLY_FACTOR, REPLY_RELATION, is_reply, paired
 from memstream.core.retention import RetentionModel
 from memstream.core.scoring import Candidate, ScoringContext, score_all
 from memstream.core.sparse import BM25Encoder
@@ -329,6 +331,8 @@ class RecallService:
             retention_model=self.retention_model,
         )
         scored = score_all(candidates, context, profile)
+        if not intent.about_replies:
+            scored = _replies_below(scored, states)
         if include_archived:
             scored = _archived_below(scored, states)
         vectors = self._vectors([states[mid].text for mid in ids], ids)
@@ -346,7 +350,10 @@ class RecallService:
                 and (allowed is None or mid in allowed)
             )
 
-        answer, graph = self._graph(namespace, intent.kind, top, states, admit, k)
+        if intent.about_replies:
+            answer, graph = self._replies(namespace, top, states, admit, k)
+        else:
+            answer, graph = self._graph(namespace, intent.kind, top, states, admit, k)
         explains = {s.memory_id: s.explain for s in top}
         whole = (
             query_vectors[0]
@@ -430,7 +437,7 @@ class RecallService:
                 **({"filters": only.as_dict()} if only else {}),
                 "folded": folded(ids, derived, sources),
                 "cues": list(intent.cues),
-                **({"graph": graph} if graph else {}),
+                **({("replies" if intent.about_replies else "graph"): graph} if graph else {}),
                 # An absolute measure of how well the best answer matches (ranking scores are
                 # relative to the candidate set): the top result's dense cosine similarity.
                 "top_relevance": _dense_score(hits[top[0].memory_id]) if top else 0.0,
@@ -541,6 +548,40 @@ class RecallService:
             "reached": [r.memory_id for r in reached],
         }
 
+    def _replies(
+        self,
+        namespace: str,
+        top: Sequence[Any],
+        states: dict[str, MemoryState],
+        admit: Callable[[str], bool],
+        k: int,
+    ) -> tuple[list[tuple[str, float, Reached | None]], dict[str, Any]]:
+        """A question about the replies: each ranked memory followed by the assistant's
+        replies to it (``core.replies.paired``); ``states`` gains them."""
+        ranked = [(s.memory_id, round(s.score, 6)) for s in top]
+        linked = {
+            mid: [
+                (e.other, e.confidence)
+                for e in edges_of(states[mid].relations)
+                if e.relation == REPLY_RELATION and e.direction == "in"
+            ]
+            for mid, _ in ranked
+        }
+        missing = sorted({r for rs in linked.values() for r, _ in rs} - states.keys())
+        for point in self.store.get(namespace, missing, with_vectors=False):
+            states[point.memory_id] = from_json(point.payload.extra["state"])
+        replies_of = {
+            mid: [
+                (r, c)
+                for r, c in rs
+                if r in states and is_reply(states[r].kind, states[r].subject) and admit(r)
+            ]
+            for mid, rs in linked.items()
+        }
+        answer = paired(ranked, replies_of, k)
+        added = [mid for mid, _s, via in answer if via is not None]
+        return answer, ({"relation": REPLY_RELATION, "added": added} if added else {})
+
     @staticmethod
     def _match(
         query: str,
@@ -564,6 +605,19 @@ class RecallService:
 
 #: an archived memory's score, when the caller asks for archived memories too
 ARCHIVED_FACTOR = 0.5
+
+
+def _replies_below(scored: Sequence[Any], states: dict[str, MemoryState]) -> list[Any]:
+    """The assistant's replies below what the user said (``core.replies.REPLY_FACTOR``)."""
+    if not any(is_reply(states[s.memory_id].kind, states[s.memory_id].subject) for s in scored):
+        return list(scored)
+    out = [
+        replace(s, score=s.score * REPLY_FACTOR, explain={**s.explain, "reply": REPLY_FACTOR})
+        if is_reply(states[s.memory_id].kind, states[s.memory_id].subject)
+        else s
+        for s in scored
+    ]
+    return sorted(out, key=lambda s: (-s.score, s.memory_id))
 
 
 def _archived_below(scored: Sequence[Any], states: dict[str, MemoryState]) -> list[Any]:

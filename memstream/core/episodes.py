@@ -3,7 +3,9 @@
 The rule extractor reads claims about people; many turns carry none it can name (a long
 message with code or a list, a plan described at length), yet a later question may be about
 exactly that turn. Each such turn of the user's becomes one episode memory (kind ``episode``, category
-``moment``): its speaker and its words, cut at ``EPISODE_CHARS``, citing the turn. Episodes
+``moment``): its speaker and its words, cut at ``EPISODE_CHARS``, citing the turn. Each long
+enough assistant turn becomes a reply episode (``core/replies.py``): its gist, subject
+``assistant``, answering the user's turn before it. Episodes
 skip the similarity gate (they record what was said, they do not assert a fact that could
 update another) and are dropped only as exact repeats, by content hash.
 
@@ -16,9 +18,10 @@ from collections.abc import Sequence
 from typing import Final
 
 from memstream.core.facts import Fact
+from memstream.core.replies import REPLY_IMPORTANCE, REPLY_SUBJECT, reply_text
 from memstream.core.write_plan import BufferedTurn
 
-EPISODES_VERSION: Final = "1"
+EPISODES_VERSION: Final = "2"  # 2: the assistant's replies too
 EPISODE_CHARS: Final = 480
 #: scanner filters that say nothing about worth: a long or code-heavy turn can still be asked about
 KEPT_FILTERS: Final = frozenset({"too_long", "code_heavy", "markdown_heavy"})
@@ -30,7 +33,9 @@ def eligible(turn: BufferedTurn) -> bool:
     # of the user's turns lifted BEAM dev 0.507 -> 0.554 with the own set unchanged (0.721);
     # episodes of assistant turns too crowded the top (BEAM dev 0.486, preferences 0.50 ->
     # 0.26); 6 words let chit-chat in (own 0.703), 20 dropped some (BEAM dev 0.551).
-    if turn.role == "assistant" or len(turn.text.split()) < MIN_WORDS:
+    # Assistant turns are kept as replies, ranked below what the user said unless the
+    # question is about the replies (core/replies.py): BEAM dev 0.602 -> 0.627, own unchanged.
+    if len(turn.text.split()) < MIN_WORDS:
         return False
     if not turn.skipped:
         return True
@@ -46,19 +51,42 @@ def episode_text(turn: BufferedTurn, limit: int = EPISODE_CHARS) -> str:
     return f"{who} said: {words}"
 
 
+def _reply(turn: BufferedTurn, request: BufferedTurn | None) -> Fact:
+    return Fact(
+        category="moment",
+        text=reply_text(turn.text),
+        confidence=0.6,
+        kind="episode",
+        source_turn_ids=(turn.turn_id,),
+        valid_from=turn.occurred_at,
+        subject=REPLY_SUBJECT,
+        importance=REPLY_IMPORTANCE,
+        reply_to=request.turn_id if request is not None else None,
+    )
+
+
 def episodes_for(turns: Sequence[BufferedTurn], facts: Sequence[Fact]) -> list[Fact]:
-    """One episode for each eligible turn that no fact cites, in turn order."""
+    """One episode for each eligible turn that no fact cites, in turn order; an assistant
+    turn's answers the user's turn before it in the buffer, if any."""
     cited = {t for f in facts for t in f.source_turn_ids}
-    return [
-        Fact(
-            category="moment",
-            text=episode_text(turn),
-            confidence=0.6,
-            kind="episode",
-            source_turn_ids=(turn.turn_id,),
-            valid_from=turn.occurred_at,
-            importance=0.3,
-        )
-        for turn in turns
-        if turn.turn_id not in cited and eligible(turn)
-    ]
+    out = []
+    request: BufferedTurn | None = None
+    for turn in turns:
+        if turn.turn_id not in cited and eligible(turn):
+            if turn.role == "assistant":
+                out.append(_reply(turn, request))
+            else:
+                out.append(
+                    Fact(
+                        category="moment",
+                        text=episode_text(turn),
+                        confidence=0.6,
+                        kind="episode",
+                        source_turn_ids=(turn.turn_id,),
+                        valid_from=turn.occurred_at,
+                        importance=0.3,
+                    )
+                )
+        if turn.role != "assistant":
+            request = turn
+    return out

@@ -63,6 +63,9 @@ class Fact:
     #: the text of another fact of the same extraction that caused this one (a model says
     #: so, ``caused_by``): the write plan links the two memories with a ``causes`` edge
     cause: str | None = None
+    #: the turn id of the user's request an assistant reply answers (core/replies.py): the
+    #: write plan links the reply to that turn's memories with ``related_to`` edges
+    reply_to: str | None = None
 
     def __post_init__(self) -> None:
         if self.category not in CATEGORIES:

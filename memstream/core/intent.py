@@ -30,6 +30,7 @@ from datetime import datetime
 from typing import Any, Final, Literal
 
 from memstream.core.query_time import TimeRef, parse_time
+from memstream.core.replies import asks_about_replies
 from memstream.core.signals import scan
 
 IntentKind = Literal["factual", "temporal", "causal", "entity_profile", "preference", "general"]
@@ -167,6 +168,7 @@ class Intent:
     at: datetime | None  # one instant for valid-at lookups, never after ``now``
     entities: tuple[str, ...]  # names the query mentions (from core.signals.scan)
     cues: tuple[str, ...]  # why: "kind:matched words"; opener, named time, then cue words
+    about_replies: bool = False  # asks what the assistant said (core/replies.py)
 
 
 def _words(*phrases: str) -> re.Pattern[str]:
@@ -262,4 +264,5 @@ def classify(query: str, now: datetime | None = None) -> Intent:
         at=at,
         entities=entities,
         cues=cues,
+        about_replies=asks_about_replies(query),
     )

@@ -14,6 +14,7 @@ from numpy.typing import NDArray
 from memstream.core.embedding import Embedder
 from memstream.core.gate import Neighbour
 from memstream.core.memory_state import MemoryState, apply, memory_ids_of
+from memstream.core.replies import is_reply
 from memstream.schemas.envelope import Envelope
 from memstream.schemas.events import RelationAdded, RelationRemoved
 
@@ -33,6 +34,9 @@ class NamespaceMemory:
     edge_rules: dict[tuple[str, str, str], str] = field(default_factory=dict)  # who found it
     # when each edge was last found or used, and its confidence then (fading starts there)
     edge_used: dict[tuple[str, str, str], tuple[datetime, float]] = field(default_factory=dict)
+    # session -> (turn id, memories) of its latest turn that yielded memories, not counting
+    # the assistant's replies: what a reply in a later flush answers (core/replies.py)
+    session_tail: dict[str, tuple[str, list[str]]] = field(default_factory=dict)
     _edge_seq: int = 0
     _rows: dict[str, int] = field(default_factory=dict)
     _ids: list[str] = field(default_factory=list)
@@ -96,10 +100,22 @@ class NamespaceMemory:
                 named = self.by_entity.setdefault(entity, [])
                 if mid not in named:
                     named.append(mid)
+        if before is None and after.session_id and after.source_turn_ids:
+            self._extend_tail(after)
         if before is None or before.text != after.text:
             self._set_vector(mid, self.embed(after.text))
         self._active[self._rows[mid]] = after.active
         return after
+
+    def _extend_tail(self, state: MemoryState) -> None:
+        if is_reply(state.kind, state.subject) or state.session_id is None:
+            return
+        turn = state.source_turn_ids[-1]
+        known = self.session_tail.get(state.session_id)
+        if known is not None and known[0] == turn:
+            known[1].append(state.memory_id)
+        else:
+            self.session_tail[state.session_id] = (turn, [state.memory_id])
 
     def _set_vector(self, mid: str, vector: NDArray[np.float32]) -> None:
         row = self._rows.get(mid)

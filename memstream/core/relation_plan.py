@@ -21,6 +21,7 @@ from memstream.core.relations import (
     opens_with_consequence,
     to_prune,
 )
+from memstream.core.replies import is_reply
 from memstream.schemas.envelope import DEFAULT_LIMITS, Envelope, Limits, make_event
 from memstream.schemas.events import (
     MemoryCreated,
@@ -73,7 +74,9 @@ def proposals_for(
         # a summary is linked to its members by the consolidation, not by words
         return []
     state = memory.states.get(p.memory_id)
-    if state is None:
+    if state is None or is_reply(state.kind, state.subject):
+        # a reply is linked to what it answers (its own rule), not by shared words: its
+        # words are the assistant's, and would tie it to everything on the topic
         return []
     new = NewMemory(p.memory_id, state.text, state.subject, state.entities)
     near = memory.nearest(memory.vector(p.memory_id), config.clause_candidates + 1)

@@ -9,7 +9,7 @@ fold of the log will apply, so replaying the log rebuilds the same index.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -23,7 +23,14 @@ from memstream.core.hashing import content_hash
 from memstream.core.merge import covers, merge_texts
 from memstream.core.namespace_memory import NamespaceMemory
 from memstream.core.relation_plan import declared_cause, plan_relations
-from memstream.core.relations import RelationConfig
+from memstream.core.relations import Proposal, RelationConfig
+from memstream.core.replies import (
+    REPLY_CONFIDENCE,
+    REPLY_LINKS,
+    REPLY_RELATION,
+    REPLY_RULE,
+    is_reply,
+)
 from memstream.core.signals import SignalRecord
 from memstream.core.tagging import Arrival, Tag, TagConfig, is_flashbulb, on_memory
 from memstream.schemas.envelope import DEFAULT_LIMITS, Envelope, Limits, make_event
@@ -144,6 +151,7 @@ def plan_flush(
     rejected: list[dict[str, str]] = []
     last_by_turn: dict[str, str] = {}  # turn id -> the memory created from it last
     landed_by_text: dict[str, str] = {}  # a fact's text -> the memory it was stored in
+    landed_by_turn: dict[str, list[str]] = {}  # turn id -> memories its facts were stored in
     waiting: dict[str, list[str]] = {}  # a cause's text -> effects stored before it
     for i, fact in enumerate(flush.facts):
         extraction = (
@@ -172,6 +180,13 @@ def plan_flush(
             for effect in waiting.pop(fact.text, []):
                 if effect != landed:
                     declared.append(declared_cause(landed, effect, extraction))
+            if is_reply(fact.kind, fact.subject):
+                declared.extend(
+                    reply_links(memory, landed, fact, flush.session_id, landed_by_turn, by_turn)
+                )
+            for t in fact.source_turn_ids:
+                if landed not in landed_by_turn.setdefault(t, []):
+                    landed_by_turn[t].append(landed)
         edges = plan_relations(
             memory, planned, previous, relations, flush.producer, recorded, limits, declared
         )
@@ -414,6 +429,33 @@ def _plan_fact(
             ),
             "supersede",
         ),
+    ]
+
+
+def reply_links(
+    memory: NamespaceMemory,
+    reply: str,
+    fact: Fact,
+    session_id: str | None,
+    landed_by_turn: dict[str, list[str]],
+    in_flush: Collection[str] = (),
+) -> list[Proposal]:
+    """A reply's edges to the memories of the request it answers (core/replies.py): the
+    user's turn before it in this flush, or, when the flush opened with the reply, the
+    session's latest turn that yielded memories (its request was flushed before; a turn of
+    ``in_flush`` came after the reply)."""
+    if fact.reply_to is not None:
+        turn, targets = fact.reply_to, landed_by_turn.get(fact.reply_to, [])
+    elif session_id is not None and session_id in memory.session_tail:
+        turn, targets = memory.session_tail[session_id]
+        if turn in in_flush:
+            return []
+    else:
+        return []
+    return [
+        Proposal(reply, m, REPLY_RELATION, REPLY_CONFIDENCE, REPLY_RULE, {"request_turn": turn})
+        for m in targets[:REPLY_LINKS]
+        if m != reply and m in memory.states
     ]
 
 

@@ -1,5 +1,6 @@
-"""Episodes: a user's turn that no fact covers is kept as said; chit-chat, assistant turns
-and covered turns are not; episodes skip the similarity gate but not exact repeats."""
+"""Episodes: a user's turn that no fact covers is kept as said, an assistant's as a reply
+to the turn before it; chit-chat and covered turns are not; episodes skip the similarity
+gate but not exact repeats."""
 
 from __future__ import annotations
 
@@ -38,10 +39,15 @@ def test_an_uncovered_user_turn_becomes_an_episode() -> None:
         turn(2, "ok thanks, sounds good"),
         turn(3, LONG + " again", "assistant"),
     ]
-    (episode,) = episodes_for(turns, [])
+    episode, reply = episodes_for(turns, [])
     assert episode.kind == "episode" and episode.source_turn_ids == ("t1",)
     assert episode.text.startswith("Craig said: I'm trying to set up the Flask project")
     assert episode.valid_from == turns[0].occurred_at
+    # the assistant's turn answers the user's turn before it ("ok thanks" is too short to
+    # be an episode, yet it is what the reply follows)
+    assert reply.subject == "assistant" and reply.source_turn_ids == ("t3",)
+    assert reply.text.startswith("The assistant replied: ") and reply.reply_to == "t2"
+    assert reply.importance < episode.importance
 
 
 def test_a_covered_turn_gets_no_episode() -> None:
