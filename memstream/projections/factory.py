@@ -18,7 +18,6 @@ from memstream.projections.retrieval import (
     CollectionSpec,
     EdgeRetrievalStore,
     RetrievalStore,
-    ServerRetrievalStore,
 )
 
 ALL = ("duckdb", "qdrant", "archive")
@@ -49,6 +48,8 @@ def retrieval_store(settings: Settings, root: Path | None = None) -> RetrievalSt
     The collection is named by the embedder: switching models fills a fresh one from the log."""
     spec = CollectionSpec.for_models(embedder(settings), BM25Encoder())
     if settings.qdrant_url:
+        from memstream.projections.retrieval.server import ServerRetrievalStore
+
         return ServerRetrievalStore(spec, url=settings.qdrant_url)
     return EdgeRetrievalStore(root or Layout(settings.data_path).qdrant(), spec)
 

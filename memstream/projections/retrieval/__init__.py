@@ -5,6 +5,8 @@
 Qdrant server by URL.
 """
 
+from typing import TYPE_CHECKING
+
 from memstream.projections.retrieval.edge import EdgeRetrievalStore
 from memstream.projections.retrieval.port import (
     RRF_K,
@@ -23,7 +25,19 @@ from memstream.projections.retrieval.port import (
     fuse_rrf,
     point_id,
 )
-from memstream.projections.retrieval.server import ServerRetrievalStore
+
+if TYPE_CHECKING:
+    from memstream.projections.retrieval.server import ServerRetrievalStore
+
+
+def __getattr__(name: str) -> object:
+    # the server adapter imports qdrant-client (~1 s): only a worker with a Qdrant URL pays
+    if name == "ServerRetrievalStore":
+        from memstream.projections.retrieval.server import ServerRetrievalStore
+
+        return ServerRetrievalStore
+    raise AttributeError(name)
+
 
 __all__ = [
     "RRF_K",
