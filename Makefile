@@ -45,9 +45,11 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-# The crash-and-restart driver at a large size: SOAK_TURNS, SOAK_KILLS, SOAK_SEED choose it.
+# The crash-and-restart driver at a large size (SOAK_TURNS, SOAK_KILLS, SOAK_SEED choose it),
+# and the worker roles: 2 write + 1 project + 2 API nodes, one of each SIGKILLed.
 soak: $(STAMP)
-	MEMSTREAM_SOAK=1 $(BIN)/pytest -q -p no:cacheprovider -m soak -s tests/integration/test_crash_restart.py
+	MEMSTREAM_SOAK=1 $(BIN)/pytest -q -p no:cacheprovider -m soak -s tests/integration/test_crash_restart.py \
+		tests/integration/test_role_nodes.py
 
 # The faults of issue 12 combined (SIGKILLs, poison queries, recall load, bad dates, unknown
 # ids, a broker restart) at a larger size; prints turns lost, duplicate memories, projections

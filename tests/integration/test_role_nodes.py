@@ -1,20 +1,27 @@
 """Worker roles (``memstream worker --role``, core/roles.py) as separate processes on the
-embedded broker: a write node extracts, a project node keeps the projections, an API node
-answers recall from its own replicas. The write node is SIGKILLed while turns arrive and
-restarted: every turn is extracted exactly once, and recall is answered by the API node."""
+embedded broker: write nodes extract, project nodes keep the projections, API nodes answer
+recall from their own replicas. Nodes are SIGKILLed while turns arrive and restarted: every
+turn is extracted exactly once, and recall is answered by the API nodes.
+
+``make test`` runs one node of each role and kills the write node; ``make soak`` runs the
+topology of issue 18 (2 write + 1 project + 2 API nodes, one of each role killed, `memstream
+verify` on the project node, both API nodes' answers compared)."""
 
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from memstream.consumers.producer import AsyncProducer, turn_event
 from memstream.infra.settings import Settings
@@ -25,7 +32,13 @@ from memstream.streams.status import running_worker
 from tests.harness import WorkerProcess, memstream
 from tests.reliability.driver import LogTail, workload
 
-TURNS = 160
+
+@dataclass(frozen=True)
+class Topology:
+    nodes: tuple[str, ...]  # roles, one entry per node
+    kill: tuple[str, ...]  # roles of which the first node is SIGKILLed mid-stream
+    turns: int = 160
+    verify: bool = False
 
 
 def _health(api: str) -> dict[str, Any]:
@@ -39,51 +52,48 @@ def _api(s: Settings) -> str:
     return str(info["api_url"])
 
 
-async def test_write_project_and_api_nodes_split_the_work(
-    settings: Settings, tmp_path: Path
-) -> None:
+def _parallel(nodes: list[WorkerProcess], what: str) -> None:
+    with ThreadPoolExecutor(len(nodes)) as pool:
+        list(pool.map(lambda n: n.start(90.0) if what == "start" else n.stop(), nodes))
+
+
+async def _run(settings: Settings, tmp_path: Path, topo: Topology) -> dict[str, float]:
     own = settings.with_(topic_prefix=f"msroles{random.randrange(10**6)}")
     await ensure_topics(own.bootstrap(), own.topic_prefix, own.partitions)
+    names = [f"{role}{topo.nodes[:i].count(role)}" for i, role in enumerate(topo.nodes)]
+    conf = {n: own.with_(data_dir=str(tmp_path / n)) for n in names}
     nodes = {
-        role: (
-            own.with_(data_dir=str(tmp_path / role)),
-            WorkerProcess(
-                own.with_(data_dir=str(tmp_path / role)),
-                tmp_path / role / "worker",
-                roles=role,
-                dream_every_hours="0",
-            ),
-        )
-        for role in ("write", "project", "api")
+        n: WorkerProcess(conf[n], tmp_path / n / "worker", roles=role, dream_every_hours="0")
+        for n, role in zip(names, topo.nodes, strict=True)
     }
-    envs = workload(TURNS, own)
+    envs = workload(topo.turns, own)
     ns = f"roles-{random.randrange(10**6)}"
-    lisbon = turn_event(
-        namespace=ns,
-        session_id="s1",
-        turn_id="lisbon",
-        role="user",
-        speaker="Maya",
-        text="I moved to Lisbon last spring.",
-        occurred_at=datetime(2024, 5, 1, tzinfo=UTC),
+    envs.insert(
+        topo.turns // 2,
+        turn_event(
+            namespace=ns,
+            session_id="s1",
+            turn_id="lisbon",
+            role="user",
+            speaker="Maya",
+            text="I moved to Lisbon last spring.",
+            occurred_at=datetime(2024, 5, 1, tzinfo=UTC),
+        ),
     )
-    envs.insert(TURNS // 2, lisbon)
     wanted = {(e.namespace, e.payload.turn_id) for e in envs}
     tail = await LogTail(own.bootstrap(), BY_ROLE["memory_log"].name(own.topic_prefix)).start()
-    write = nodes["write"][1]
     t0 = time.monotonic()
     times: dict[str, float] = {}
     try:
-        with ThreadPoolExecutor(3) as pool:  # the three start side by side
-            list(pool.map(lambda n: n[1].start(90.0), nodes.values()))
+        _parallel(list(nodes.values()), "start")  # side by side
         times["started"] = time.monotonic() - t0
-        apis = {role: _api(s) for role, (s, _w) in nodes.items()}
-        for role, api in apis.items():
-            assert _health(api)["roles"] == [role]
-        out = memstream(nodes["api"][0], "status")
+        for n, role in zip(names, topo.nodes, strict=True):
+            assert _health(_api(conf[n]))["roles"] == [role]
+        out = memstream(conf[names[topo.nodes.index("api")]], "status")
         assert "roles: api" in out.stdout, out.stdout + out.stderr
-        # only an API node serves recall; the others answer their health
-        assert httpx.post(f"{apis['write']}/v1/recall", json={}, timeout=10).status_code == 404
+        # only an API node serves recall; a write node answers its health and admin calls
+        write_api = _api(conf[names[topo.nodes.index("write")]])
+        assert httpx.post(f"{write_api}/v1/recall", json={}, timeout=10).status_code == 404
 
         async def publish() -> None:
             async with AsyncProducer(own, producer_name="roles-test") as producer:
@@ -91,21 +101,21 @@ async def test_write_project_and_api_nodes_split_the_work(
                     await producer.publish_many(envs[i : i + 20])
                     await asyncio.sleep(0.4)
 
-        async def crash() -> None:
-            await asyncio.sleep(1.5)
-            write.kill()  # SIGKILL mid-stream: held turns were never acknowledged
-            await asyncio.to_thread(write.start, 90.0)
+        async def crash(role: str, after: float) -> None:
+            node = nodes[names[topo.nodes.index(role)]]
+            await asyncio.sleep(after)
+            node.kill()  # SIGKILL mid-stream: held turns were never acknowledged
+            await asyncio.to_thread(node.start, 90.0)
 
-        await asyncio.gather(publish(), crash())
-        times["published, write node restarted"] = time.monotonic() - t0
+        await asyncio.gather(publish(), *(crash(role, 1.5 + i) for i, role in enumerate(topo.kill)))
+        times["published, nodes restarted"] = time.monotonic() - t0
 
         covered: Counter[tuple[str, str]] = Counter()
         seen: set[str] = set()
-        deadline = time.monotonic() + 45
+        deadline = time.monotonic() + 60
         while not wanted <= set(covered):
-            assert time.monotonic() < deadline, (
-                f"never extracted: {sorted(wanted - set(covered))[:5]}"
-            )
+            missing = sorted(wanted - set(covered))[:5]
+            assert time.monotonic() < deadline, f"never extracted: {missing}"
             for r in await tail.poll():
                 env = decode(r.value)
                 if env.type == "TurnsExtracted" and env.event_id not in seen:
@@ -115,34 +125,64 @@ async def test_write_project_and_api_nodes_split_the_work(
         assert [k for k, n in covered.items() if n > 1] == [], "turns extracted twice"
         times["extracted"] = time.monotonic() - t0
 
-        # recall answered by the API node from its own replicas, fed by the log
-        results: list[Any] = []
-        while not results:
-            assert time.monotonic() < deadline, "the API node never recalled the move"
-            r = httpx.post(
-                f"{apis['api']}/v1/recall",
-                json={"namespace": ns, "query": "where did I move?"},
-                timeout=30,
-            )
-            assert r.status_code == 200, r.text
-            results = r.json()["results"]
-            await asyncio.sleep(0.3)
-        assert "Lisbon" in results[0]["text"]
+        # recall answered by every API node from its own replicas, fed by the log
+        answers = []
+        for n in (n for n, role in zip(names, topo.nodes, strict=True) if role == "api"):
+            results: list[Any] = []
+            while not results:
+                assert time.monotonic() < deadline, f"{n} never recalled the move"
+                r = httpx.post(
+                    f"{_api(conf[n])}/v1/recall",
+                    json={"namespace": ns, "query": "where did I move?"},
+                    timeout=30,
+                )
+                assert r.status_code == 200, r.text
+                results = r.json()["results"]
+                await asyncio.sleep(0.3)
+            assert "Lisbon" in results[0]["text"]
+            answers.append([(h["memory_id"], h["text"]) for h in results])
+        assert all(a == answers[0] for a in answers), answers  # the API nodes agree
         times["recalled"] = time.monotonic() - t0
-        # the project node keeps the projections: every turn in its DuckDB once
+
+        # a project node keeps the projections: every turn in its DuckDB once
+        project = conf[names[topo.nodes.index("project")]]
         rows: Any = None
         while rows != len(envs):
             assert time.monotonic() < deadline, f"project node's turns table: {rows}"
             body = httpx.post(
-                f"{apis['project']}/sql", json={"sql": "SELECT count(*) FROM turns"}, timeout=10
+                f"{_api(project)}/sql", json={"sql": "SELECT count(*) FROM turns"}, timeout=10
             ).json()
             rows = body["rows"][0][0]
             await asyncio.sleep(0.3)
         times["projected"] = time.monotonic() - t0
-        print(", ".join(f"{k} {v:.1f}s" for k, v in times.items()))
-        # the restarted write node keeps no projection either
-        assert _health(_api(nodes["write"][0]))["projections"] == {}
+        if topo.verify:
+            result = await asyncio.to_thread(memstream, project, "verify", timeout=300)
+            assert result.returncode == 0, result.stdout + result.stderr
+            times["verified"] = time.monotonic() - t0
+        # a write node keeps no projection
+        assert _health(_api(conf[names[topo.nodes.index("write")]]))["projections"] == {}
     finally:
         await tail.stop()
-        with ThreadPoolExecutor(3) as pool:
-            list(pool.map(lambda n: n[1].stop(), nodes.values()))
+        _parallel(list(nodes.values()), "stop")
+    print(", ".join(f"{k} {v:.1f}s" for k, v in times.items()))
+    return times
+
+
+async def test_write_project_and_api_nodes_split_the_work(
+    settings: Settings, tmp_path: Path
+) -> None:
+    await _run(settings, tmp_path, Topology(("write", "project", "api"), kill=("write",)))
+
+
+@pytest.mark.soak
+@pytest.mark.skipif(os.environ.get("MEMSTREAM_SOAK") != "1", reason="long run: `make soak`")
+async def test_two_write_one_project_two_api_nodes_one_of_each_killed(
+    settings: Settings, tmp_path: Path
+) -> None:
+    topo = Topology(
+        ("write", "write", "project", "api", "api"),
+        kill=("write", "project", "api"),
+        turns=400,
+        verify=True,
+    )
+    await _run(settings, tmp_path, topo)
