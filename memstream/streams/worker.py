@@ -119,7 +119,7 @@ def run_worker(
 
     def announce() -> None:
         assigned = (read_status(status_dir) or {}).get("assigned", [])
-        _say(f"ready ({node.describe()}): {len(assigned)} partitions assigned, API {api_url}")
+        _say(f"ready: {len(assigned)} partitions assigned, API {api_url}, roles {node.describe()}")
 
     projections = (
         ProjectionService(
@@ -181,9 +181,9 @@ def run_worker(
             app.add_dependency(service)
     record_worker(settings, api_url=api_url, datadir=str(status_dir), roles=list(node.roles))
     _say(
-        f"roles {node.describe()}; API on {api_url} (health {api_url}/health"
+        f"API on {api_url} (health {api_url}/health"
         + (f", dashboard {api_url}/ui/" if node.http == "full" else "")
-        + f"), broker {settings.bootstrap()}, data {settings.data_dir}; "
+        + f"), broker {settings.bootstrap()}, data {settings.data_dir}, roles {node.describe()}; "
         + ("joining the consumer group" if app is not None else "starting the projections")
     )
 
