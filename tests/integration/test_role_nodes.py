@@ -159,8 +159,14 @@ async def _run(settings: Settings, tmp_path: Path, topo: Topology) -> dict[str, 
             result = await asyncio.to_thread(memstream, project, "verify", timeout=300)
             assert result.returncode == 0, result.stdout + result.stderr
             times["verified"] = time.monotonic() - t0
-        # a write node keeps no projection
-        assert _health(_api(conf[names[topo.nodes.index("write")]]))["projections"] == {}
+        # a write node keeps no projection, and runs the admin calls on its partition state
+        write_api = _api(conf[names[topo.nodes.index("write")]])
+        assert _health(write_api)["projections"] == {}
+        dry = httpx.post(f"{write_api}/v1/consolidate", json={}, timeout=60)
+        assert dry.status_code == 200 and "reports" in dry.json(), dry.text
+        api_node = _api(conf[names[topo.nodes.index("api")]])
+        refused = httpx.post(f"{api_node}/v1/consolidate", json={}, timeout=10)
+        assert refused.status_code == 503 and refused.json()["error"]["code"] == "no_agents"
     finally:
         await tail.stop()
         _parallel(list(nodes.values()), "stop")
