@@ -15,9 +15,6 @@ from aiohttp import web
 from memstream.consumers.http_api import json_response, read_json
 from memstream.core.context_block import assemble
 from memstream.core.hot_memory import HotBlock, HotConfig, build_hot
-from memstream.projections.hot_queries import CANDIDATES as _CANDIDATES
-from memstream.projections.hot_queries import NOW as _NOW
-from memstream.projections.hot_queries import params as _params
 from memstream.projections.tree_queries import TreeIndex, reader
 from memstream.schemas.errors import EventValidationError
 
@@ -37,7 +34,8 @@ class ContextRoutes:
     async def tree(self, namespace: str) -> str:
         """The namespace's category tree, rendered (kept until its memories change)."""
         if self.trees is None:
-            self.trees = TreeIndex(reader(duck := self.memory._duck()), duck.memory_version)
+            duck = self.memory._duck()
+            self.trees = TreeIndex(reader(duck), duck.memory_version, duck.mirror.tree_inputs)
         tree = await asyncio.to_thread(self.trees.tree, namespace)
         return tree.render()
 
@@ -57,9 +55,8 @@ class ContextRoutes:
         if cached is not None and cached[0] == version:
             self._hot.move_to_end(key)
             return cached[1]
-        rows = await self.memory._query(_CANDIDATES, _params(namespace, session_id))
-        now_rows = await self.memory._query(_NOW, [namespace])
-        now = now_rows[0]["now"] if now_rows else None
+        # the candidate rows as hot_queries.CANDIDATES selects them, kept by the projection
+        rows, now = await asyncio.to_thread(self.memory._duck().hot_rows, namespace, session_id)
         block = build_hot(namespace, rows, now, config, session_id)
         self._hot[key] = (version, block)
         if len(self._hot) > HOT_CACHED:

@@ -34,6 +34,10 @@ def recall_service_for(
         pairs=pairs,
         publish=publish,
         pool=RecallPool(settings.recall_threads, settings.recall_max_pending),
-        trees=TreeIndex(reader(duck), duck.memory_version) if duck is not None else None,
+        trees=(
+            TreeIndex(reader(duck), duck.memory_version, duck.mirror.tree_inputs)
+            if duck is not None
+            else None
+        ),
         retention_model="fsrs" if settings.retention_model == "fsrs" else "weibull",
     )

@@ -8,9 +8,8 @@ the budget is a bound for the caller's prompt, not an exact count).
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from memstream.core.hot_memory import CUT_ORDER, HotBlock, render
@@ -71,7 +70,11 @@ def assemble(
     budget is small: hot memory's least essential sections first, then the tree from its last
     line (a leaf), then the rest by hot memory's own order; then recall results in rank order
     that are not already shown, as long as they fit."""
-    hot = copy.deepcopy(hot)
+    # the caller's block stays as it was (it is kept between calls); its items are frozen,
+    # so copying the section lists is enough (a deep copy cost ~0.5 ms)
+    hot = replace(
+        hot, sections={k: list(v) for k, v in hot.sections.items()}, completed=dict(hot.completed)
+    )
     lines = tree.splitlines(keepends=True)
     limit = max(0, budget_tokens) * CHARS_PER_TOKEN
     while len(render(hot)) + len(_tree_text(lines)) > limit:

@@ -25,6 +25,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
+from functools import lru_cache
 from typing import Any
 
 from memstream.core import metadata
@@ -197,17 +198,30 @@ _MONTHS = frozenset(
 )
 
 
-def _words(text: str, common: frozenset[str] = frozenset()) -> set[str]:
-    # dates and the owner's name say nothing about which task a report is about
-    return {
+@lru_cache(maxsize=1 << 16)
+def _text_words(text: str) -> frozenset[str]:
+    # cached: the same memories' texts are read on every block of their namespace
+    return frozenset(
         w
         for w in _WORD.findall(text.casefold())
-        if w not in _STOP
-        and w not in _MONTHS
-        and w not in common
-        and len(w) > 2
-        and not w.isdigit()
-    }
+        if w not in _STOP and w not in _MONTHS and len(w) > 2 and not w.isdigit()
+    )
+
+
+def _words(text: str, common: frozenset[str] = frozenset()) -> frozenset[str]:
+    # dates and the owner's name say nothing about which task a report is about
+    words = _text_words(text)
+    return words - common if common else words
+
+
+@lru_cache(maxsize=1 << 16)
+def _says_done(text: str) -> bool:
+    return _DONE.search(text) is not None
+
+
+@lru_cache(maxsize=1 << 14)
+def _metadata_kinds(encoded: str) -> frozenset[str]:
+    return frozenset(metadata.decode(encoded))
 
 
 def common_words(texts: Sequence[str], share: float = 0.3) -> frozenset[str]:
@@ -235,8 +249,12 @@ def _item(row: Mapping[str, Any], section: str) -> HotItem:
 def _with_metadata(row: Mapping[str, Any]) -> str:
     """The memory's text, and what its metadata holds that the text does not say (a
     paraphrase drops "https://..."): the agent gets the link, not only its mention."""
-    text = str(row["text"])
-    found = metadata.decode(row.get("metadata"))
+    return _shown(str(row["text"]), row.get("metadata") or "")
+
+
+@lru_cache(maxsize=1 << 14)
+def _shown(text: str, encoded: str) -> str:
+    found = metadata.decode(encoded)
     extra = [
         f"{kind}: {value}"
         for kind in metadata.KINDS
@@ -258,18 +276,30 @@ def completed_tasks(
     reports = [
         (r["memory_id"], _when(r), _words(str(r["text"]), common))
         for r in others
-        if _DONE.search(str(r["text"]))
+        if _says_done(str(r["text"]))
     ]
+    # word -> the reports saying it, so a task counts its shared words with each report
+    # without intersecting every pair
+    by_word: dict[str, list[int]] = {}
+    for i, (_id, _at, report_words) in enumerate(reports):
+        for w in report_words:
+            by_word.setdefault(w, []).append(i)
     for task in tasks:
         words = _words(str(task["text"]), common)
         if not words:
             continue
         need = min(1 if len(words) == 1 else 2, len(words))
         started = _when(task)
-        for report_id, at, report_words in reports:
+        shared: dict[int, int] = {}
+        for w in words:
+            for i in by_word.get(w, ()):
+                shared[i] = shared.get(i, 0) + 1
+        # the first report in order that shares enough words and is not older
+        for i in sorted(i for i, n in shared.items() if n >= need):
+            report_id, at, _report_words = reports[i]
             if started is not None and at is not None and at < started:
                 continue
-            if report_id != task["memory_id"] and len(words & report_words) >= need:
+            if report_id != task["memory_id"]:
                 out[str(task["memory_id"])] = str(report_id)
                 break
     return out
@@ -285,10 +315,13 @@ def build_hot(
     """The hot block of ``namespace`` from its active memory rows (any order, any number;
     each row: memory_id, text, category, kind, slot, subject, importance, q_value,
     access_count, valid_from, valid_until, created_at, updated_at)."""
-    active = sorted(
-        (r for r in rows if r.get("status", "active") == "active"),
-        key=lambda r: (str(r.get("updated_at") or ""), str(r["memory_id"])),
+    # each row's sort key computed once (str of a zoned timestamp is not free)
+    by_update = sorted(
+        ((str(r.get("updated_at") or ""), str(r["memory_id"])), i, r)
+        for i, r in enumerate(rows)
+        if r.get("status", "active") == "active"
     )
+    active = [r for _key, _i, r in by_update]
     block = HotBlock(namespace, now)
 
     # identity and profile: the newest memory per (subject, slot) -- older values were
@@ -326,7 +359,7 @@ def build_hot(
 
     # memories that carry a link, a command, a path, a version or an id: newest first
     refs = sorted(
-        (r for r in active if metadata.decode(r.get("metadata")).keys() - {"turn"}),
+        (r for r in active if _metadata_kinds(r.get("metadata") or "") - {"turn"}),
         key=lambda r: (str(r.get("updated_at") or ""), str(r["memory_id"])),
         reverse=True,
     )
@@ -339,10 +372,11 @@ def build_hot(
     block.sections["lessons"] = [_item(r, "lessons") for r in lessons[: config.max_lessons]]
 
     recent = sorted(
-        (r for r in active if r.get("category") not in ("summary",) and _when(r) is not None),
-        key=lambda r: (str(_when(r)), str(r["memory_id"])),
+        ((str(at), str(r["memory_id"])), i, r)
+        for i, r in enumerate(active)
+        if r.get("category") not in ("summary",) and (at := _when(r)) is not None
     )
-    block.sections["recent"] = [_item(r, "recent") for r in recent[-config.max_recent :]][::-1]
+    block.sections["recent"] = [_item(r, "recent") for *_k, r in recent[-config.max_recent :]][::-1]
 
     hot = [
         r

@@ -15,19 +15,24 @@ import threading
 import uuid
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
+from datetime import UTC, tzinfo
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import duckdb
 import orjson
 import pyarrow as pa
 
+from memstream.core.category_tree import NodeEdit
 from memstream.core.hot_memory import HotConfig
 from memstream.core.memory_state import MemoryState, apply, memory_ids_of
 from memstream.core.topics import TopicClusters
 from memstream.projections.duckdb_schema import TABLES, VIEWS
 from memstream.projections.graph_index import GraphIndex
+from memstream.projections.hot_index import HotIndex, row_of
 from memstream.projections.hot_queries import block_digest
+from memstream.projections.memory_mirror import Entry, MemoryMirror, entry_of
 from memstream.projections.port import ApplyStats, LogRecord, Projection
 from memstream.projections.tree_queries import tree_digest
 from memstream.projections.usage_index import UsageIndex
@@ -35,7 +40,14 @@ from memstream.projections.user_sql import Statement, lock_down, memory_limit_sq
 from memstream.projections.user_sql import run as run_user_sql
 from memstream.schemas.envelope import DEFAULT_LIMITS, Envelope, Limits, decode
 from memstream.schemas.errors import EventValidationError
-from memstream.schemas.events import MemoryEdit, RelationAdded, RelationRemoved, TreeEdit
+from memstream.schemas.events import (
+    MemoryEdit,
+    RelationAdded,
+    RelationRemoved,
+    TreeEdit,
+    TreeNodeAdded,
+    TreeNodeRemoved,
+)
 from memstream.schemas.topics import BY_ROLE
 from memstream.streams.deadletter import decode_dead_letter
 
@@ -87,6 +99,14 @@ def diff_digests(live: Digest, rebuilt: Digest, limit: int = 20) -> list[str]:
 
 
 _TUPLE_FIELDS = {"entities", "source_turn_ids", "relations"}
+_TIMES = ("valid_from", "valid_until", "created_at", "updated_at")
+
+
+def _zone(name: str) -> tzinfo:
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        return UTC
 
 
 def _envelope_row(env: Envelope[Any], record: LogRecord) -> dict[str, Any]:
@@ -242,6 +262,14 @@ class DuckDBProjection(Projection):
         # (projections/usage_index.py): what every recall scores with
         self.usage = UsageIndex(self.every_row)
         self._edges_applied: dict[tuple[str, str, str, str], dict[str, Any] | None] = {}
+        # the hot block's candidate rows and the tree's groups, "now" and node events, kept
+        # the same way (projections/hot_index.py, memory_mirror.py): what the context call
+        # and recall's tree read after a change
+        self.hot = HotIndex(self.every_row)
+        self.mirror = MemoryMirror(self.every_row, self._last_access)
+        self._memories_applied: list[tuple[str, str, MemoryState | None]] = []
+        (zone,) = self.con.execute("SELECT current_setting('TimeZone')").fetchone() or ("UTC",)
+        self._zone = _zone(str(zone))  # what the tables give timestamps in
         # makes the connections of user statements (a connection's methods are not for
         # two threads at once: this one only ever makes cursors, under its lock)
         self._cursors = self.con.cursor()
@@ -292,6 +320,7 @@ class DuckDBProjection(Projection):
             for ns, snapshot in self._topics_before.items():
                 self.topics.restore(ns, snapshot)
             self._edges_applied = {}  # rolled back with the transaction
+            self._memories_applied = []
             raise
 
     def _apply(self, records: Sequence[LogRecord]) -> ApplyStats:
@@ -351,16 +380,59 @@ class DuckDBProjection(Projection):
             if memory_events:
                 self._fold(memory_events)
             self._advance(records)
-        for ns in {env.namespace for _role, env, _record in decoded}:
-            self._changes[ns] = self._changes.get(ns, 0) + 1
-        for ns in {env.namespace for env in memory_events}:
-            self._memory_changes[ns] = self._memory_changes.get(ns, 0) + 1
+        # the in-memory indexes first, then the versions readers key their caches on: a
+        # reader that sees the new version reads indexes that hold the batch
         if self._edges_applied:
             self.graph.apply(self._edges_applied)
             self._edges_applied = {}
         if rows.get("access_hits"):
             self.usage.apply(rows["access_hits"])
+            self.mirror.accessed(rows["access_hits"])
+        if self._memories_applied:
+            self._index_memories(self._memories_applied)
+            self._memories_applied = []
+        self.mirror.edited(
+            (
+                env.namespace,
+                env.event_id,
+                NodeEdit(p.path, isinstance(p, TreeNodeAdded), env.occurred_at),
+            )
+            for env in memory_events
+            if isinstance(p := env.payload, TreeNodeAdded | TreeNodeRemoved)
+        )
+        for ns in {env.namespace for _role, env, _record in decoded}:
+            self._changes[ns] = self._changes.get(ns, 0) + 1
+        for ns in {env.namespace for env in memory_events}:
+            self._memory_changes[ns] = self._memory_changes.get(ns, 0) + 1
         return stats
+
+    def _index_memories(self, changed: list[tuple[str, str, MemoryState | None]]) -> None:
+        hot: list[tuple[str, str, dict[str, Any] | None]] = []
+        mirror: list[tuple[str, str, Entry | None]] = []
+        for ns, mid, state in changed:
+            if state is None:
+                hot.append((ns, mid, None))
+                mirror.append((ns, mid, None))
+                continue
+            values = {name: getattr(state, name) for name in MEMORY_FIELDS}
+            for name in _TIMES:
+                if values[name] is not None:
+                    values[name] = values[name].astimezone(self._zone)
+            hot.append((ns, mid, row_of(values)))
+            mirror.append((ns, mid, entry_of(values)))
+        self.hot.apply(hot)
+        self.mirror.apply(mirror)
+
+    def _last_access(self, namespace: str, ids: Sequence[str]) -> dict[str, Any]:
+        return {mid: last for mid, (_n, last) in self.usage.usage(namespace, ids).items()}
+
+    def hot_rows(self, namespace: str, session_id: str | None) -> tuple[list[dict[str, Any]], Any]:
+        """What ``hot_queries.CANDIDATES`` and ``NOW`` return, from the kept indexes."""
+
+        def counts(ns: str, ids: Sequence[str]) -> dict[str, int]:
+            return {mid: n for mid, (n, _last) in self.usage.usage(ns, ids).items()}
+
+        return self.hot.candidates(namespace, session_id, counts), self.mirror.now(namespace)
 
     def version(self, namespace: str) -> tuple[str, int]:
         """Changes when anything of ``namespace`` is applied (a reader's cache key)."""
@@ -537,6 +609,7 @@ class DuckDBProjection(Projection):
                     changed.add(key)
         if not changed:
             return
+        self._memories_applied.extend((ns, mid, states[(ns, mid)]) for ns, mid in sorted(changed))
         namespaces, ids = zip(*changed, strict=True)
         self.con.execute(
             "DELETE FROM memories WHERE (namespace, memory_id) IN "

@@ -14,6 +14,9 @@ from memstream.core.category_tree import CategoryTree, NodeEdit, Placed, TreeCon
 from memstream.projections.hot_queries import NOW
 
 Query = Callable[[str, list[Any]], list[dict[str, Any]]]
+#: a namespace's tree inputs kept in memory (projections/memory_mirror.py): groups, node
+#: events, now -- what load_tree reads with its queries
+Inputs = Callable[[str], tuple[list[Placed], list[NodeEdit], datetime | None]]
 SEP = chr(31)  # joins a memory's entities in MEMORIES (control characters never reach one)
 #: rows a tree query may read: every kind of memory of a namespace, never a truncated set
 MAX_ROWS = 10_000_000
@@ -104,7 +107,7 @@ def tree_digest(query: Query, namespace: str) -> str:
 
 # what the tree of a namespace depends on, but for accesses (see TreeIndex)
 class TreeIndex:
-    """The trees recall reads (``consumers.recall.TreeLookup``): each namespace's tree is
+    """The trees recall and the context call read (``consumers.recall.TreeLookup``): each namespace's tree is
     kept until the projection applies memory-log events of it (``version``: memories and
     node events), so a recall costs a dictionary lookup, not a tree. Accesses since then
     extend last uses only at the next change: recall's tree path may lag ``GET /v1/tree`` by
@@ -112,9 +115,12 @@ class TreeIndex:
 
     MAX_NAMESPACES = 256
 
-    def __init__(self, query: Query, version: Callable[[str], Hashable]) -> None:
+    def __init__(
+        self, query: Query, version: Callable[[str], Hashable], inputs: Inputs | None = None
+    ) -> None:
         self.query = query
         self.version = version
+        self.inputs = inputs  # without: the queries on every change
         self._trees: dict[str, tuple[Hashable, CategoryTree]] = {}
 
     def tree(self, namespace: str) -> CategoryTree:
@@ -122,7 +128,11 @@ class TreeIndex:
         cached = self._trees.get(namespace)
         if cached is not None and cached[0] == key:
             return cached[1]
-        tree = load_tree(self.query, namespace)
+        if self.inputs is not None:
+            memories, edits, now = self.inputs(namespace)
+            tree = build_tree(namespace, memories, edits, now, TreeConfig())
+        else:
+            tree = load_tree(self.query, namespace)
         if len(self._trees) >= self.MAX_NAMESPACES:
             self._trees.pop(next(iter(self._trees)))
         self._trees[namespace] = (key, tree)

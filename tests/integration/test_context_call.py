@@ -220,3 +220,50 @@ def test_working_memory_of_a_live_session_and_of_an_ended_one(
         ended = mem.context(namespace=ns, session_id="old")["hot"]
     assert not live["session_ended"] and "desk" in live["sections"]["session"][0]["text"]
     assert ended["session_ended"] and ended["sections"]["session"] == [], ended
+
+
+def test_the_next_call_shows_a_new_memory_an_update_and_a_forget(
+    settings: Settings, worker: WorkerProcess
+) -> None:
+    """The block and the tree are kept between calls (the projection keeps their rows in
+    memory): whatever the projection applies of the namespace is in the very next call."""
+    ns = f"fresh-{random.randrange(10**8)}"
+
+    def wait_for(mem: Memory, done: Any) -> list[dict[str, Any]]:
+        deadline = time.monotonic() + 90
+        while not done(rows := mem.get_all(user_id=ns)["results"]):
+            assert time.monotonic() < deadline, rows
+            time.sleep(0.3)
+        return rows
+
+    with Memory(settings=settings) as mem:
+        mem.add(
+            _turns(["I live in Lisbon.", "I will renew my passport next week."]),
+            user_id=ns,
+            run_id="s1",
+            occurred_at=T0,
+        )
+        rows = wait_for(mem, lambda rs: any("passport" in r["memory"] for r in rs))
+        wait_for(mem, lambda rs: any("Lisbon" in r["memory"] for r in rs))
+        first = mem.context(namespace=ns)["text"]
+        assert "passport" in first and "Lisbon" in first, first
+        assert mem.context(namespace=ns)["text"] == first  # kept: nothing changed
+        task = next(r for r in rows if "passport" in r["memory"])
+
+        mem.update(task["id"], "I will renew my passport and my visa next week.", user_id=ns)
+        wait_for(mem, lambda rs: any("visa" in r["memory"] for r in rs))
+        assert "visa" in mem.context(namespace=ns)["text"]
+
+        mem.delete(task["id"], user_id=ns)
+        wait_for(mem, lambda rs: any(r["id"] == task["id"] and r["status"] != "active" for r in rs))
+        assert "passport" not in mem.context(namespace=ns)["text"]
+
+        mem.add(
+            _turns(["My favourite editor is Helix."]),
+            user_id=ns,
+            run_id="s2",
+            occurred_at=T0 + timedelta(hours=1),
+        )
+        wait_for(mem, lambda rs: any("Helix" in r["memory"] for r in rs))
+        block = mem.context(namespace=ns)
+        assert "Helix" in block["text"] and "Lisbon" in block["text"], block["text"]
