@@ -13,6 +13,9 @@ from memstream.schemas.events import Category, Kind, Role
 
 CATEGORIES: frozenset[str] = frozenset(get_args(Category))
 KINDS: frozenset[str] = frozenset(get_args(Kind))
+#: Relations an extractor may declare between two of its facts (besides ``caused_by``): the
+#: others change a memory's status (supersedes) or come from the rules (same_entity)
+DECLARED_RELATIONS: tuple[str, ...] = ("elaborates", "contradicts", "related_to")
 #: Categories an extractor may emit; "summary" belongs to consolidation, not extraction.
 EXTRACTABLE_CATEGORIES: tuple[str, ...] = tuple(c for c in get_args(Category) if c != "summary")
 
@@ -66,6 +69,9 @@ class Fact:
     #: the turn id of the user's request an assistant reply answers (core/replies.py): the
     #: write plan links the reply to that turn's memories with ``related_to`` edges
     reply_to: str | None = None
+    #: (relation, the text of another fact of the same extraction) a model declared between
+    #: them, this fact the source (``related``): ``elaborates``, ``contradicts``, ``related_to``
+    links: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         if self.category not in CATEGORIES:
@@ -74,6 +80,13 @@ class Fact:
             raise ValueError(f"unknown kind {self.kind!r}")
         if not isinstance(self.text, str) or not self.text.strip():
             raise ValueError("fact text must be a non-empty string")
+        if not isinstance(self.links, tuple) or not all(
+            isinstance(link, tuple) and len(link) == 2 and link[0] in DECLARED_RELATIONS
+            for link in self.links
+        ):
+            raise ValueError(
+                f"links must be (relation, fact text) pairs, relation one of {DECLARED_RELATIONS}"
+            )
         _unit("confidence", self.confidence)
         _unit("importance", self.importance)
         if not isinstance(self.entities, tuple) or not all(

@@ -101,6 +101,12 @@ def declared_cause(cause: str, effect: str, extraction: Any) -> Proposal:
     return Proposal(cause, effect, "causes", 0.8, "llm_caused_by", {"model": model})
 
 
+def declared_relation(source: str, target: str, relation: str, extraction: Any) -> Proposal:
+    """An edge of another type its extractor declared (a model's ``related``)."""
+    model = getattr(extraction, "model", None) or getattr(extraction, "extractor", None)
+    return Proposal(source, target, relation, 0.8, f"llm_{relation}", {"model": model})  # type: ignore[arg-type]
+
+
 def plan_relations(
     memory: NamespaceMemory,
     decisions: Sequence[Envelope[Any]],

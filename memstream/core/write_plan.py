@@ -22,7 +22,7 @@ from memstream.core.gate import GateConfig, GateDecision, decide, reinforced_sta
 from memstream.core.hashing import content_hash
 from memstream.core.merge import covers, merge_texts
 from memstream.core.namespace_memory import NamespaceMemory
-from memstream.core.relation_plan import declared_cause, plan_relations
+from memstream.core.relation_plan import declared_cause, declared_relation, plan_relations
 from memstream.core.relations import Proposal, RelationConfig
 from memstream.core.replies import (
     REPLY_CONFIDENCE,
@@ -153,6 +153,7 @@ def plan_flush(
     landed_by_text: dict[str, str] = {}  # a fact's text -> the memory it was stored in
     landed_by_turn: dict[str, list[str]] = {}  # turn id -> memories its facts were stored in
     waiting: dict[str, list[str]] = {}  # a cause's text -> effects stored before it
+    linking: dict[str, list[tuple[str, str]]] = {}  # a fact's text -> (source, relation) before it
     for i, fact in enumerate(flush.facts):
         extraction = (
             flush.fact_extractions[i] if i < len(flush.fact_extractions) else flush.extraction
@@ -180,6 +181,15 @@ def plan_flush(
             for effect in waiting.pop(fact.text, []):
                 if effect != landed:
                     declared.append(declared_cause(landed, effect, extraction))
+            for relation, other in fact.links:
+                target = landed_by_text.get(other)
+                if target is None:
+                    linking.setdefault(other, []).append((landed, relation))
+                elif target != landed:
+                    declared.append(declared_relation(landed, target, relation, extraction))
+            for source, relation in linking.pop(fact.text, []):
+                if source != landed:
+                    declared.append(declared_relation(source, landed, relation, extraction))
             if is_reply(fact.kind, fact.subject):
                 declared.extend(
                     reply_links(memory, landed, fact, flush.session_id, landed_by_turn, by_turn)

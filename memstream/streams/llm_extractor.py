@@ -24,12 +24,12 @@ from typing import Any, cast
 import openai
 from openai import AsyncOpenAI
 
-from memstream.core.facts import EXTRACTABLE_CATEGORIES, KINDS, Fact, TurnView
+from memstream.core.facts import DECLARED_RELATIONS, EXTRACTABLE_CATEGORIES, KINDS, Fact, TurnView
 from memstream.core.rule_extractor import extract_rules
 from memstream.schemas.events import Category, Extraction, Kind
 from memstream.streams.extraction import CallOutcome, ExtractionResult, LLMCall
 
-PROMPT_VERSION = "facts-v2"  # v2: caused_by
+PROMPT_VERSION = "facts-v3"  # v2: caused_by; v3: related
 SCHEMA_NAME = "memory_facts"
 
 
@@ -105,6 +105,9 @@ Return {{"facts": [...]}} following the JSON schema. For each durable, useful pi
   age, relationship_status, diet, favorite_<thing>, preference:<topic>, version:<software>), or null.
 - caused_by: the 0-based index, in this answer's facts list, of the fact that caused this one when the turns
   say so ("because", "so", "that's why", "led to"), or null.
+- related: other facts of this answer this one is linked to, as {{"fact": <0-based index>, "relation": r}} with r
+  "elaborates" (this fact adds detail to that one), "contradicts" (both cannot hold) or "related_to" (about
+  the same matter, e.g. a plan and its reason); [] when none.
 Skip greetings, thanks, small talk, questions without information and the assistant's own suggestions; use
 assistant turns only where they restate facts about the user. Never invent facts. If there is nothing worth
 remembering, return {{"facts": []}}.
@@ -123,9 +126,10 @@ _FACT_FIELDS = (
     "subject",
     "slot",
     "caused_by",
+    "related",
 )
 #: fields an older answer (or a hand-written one) may leave out
-_OPTIONAL = frozenset({"caused_by"})
+_OPTIONAL = frozenset({"caused_by", "related"})
 
 #: Strict structured output: every property required, nulls spelled out.
 OUTPUT_SCHEMA: dict[str, Any] = {
@@ -152,6 +156,18 @@ OUTPUT_SCHEMA: dict[str, Any] = {
                     "subject": {"type": ["string", "null"]},
                     "slot": {"type": ["string", "null"]},
                     "caused_by": {"type": ["integer", "null"]},
+                    "related": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "additionalProperties": False,
+                            "required": ["fact", "relation"],
+                            "properties": {
+                                "fact": {"type": "integer"},
+                                "relation": {"type": "string", "enum": list(DECLARED_RELATIONS)},
+                            },
+                        },
+                    },
                 },
             },
         }
@@ -296,7 +312,36 @@ def parse_output(text: str, turns: Sequence[TurnView]) -> tuple[Fact, ...]:
             raise OutputInvalid(f"facts[{i}].caused_by: not the index of a fact in this answer")
         if cause != i:  # a fact is not its own cause: ignored, not an error
             facts[i] = replace(facts[i], cause=facts[cause].text)
+    for i, item in enumerate(data["facts"]):
+        links = _links(item.get("related"), i, facts, f"facts[{i}].related")
+        if links:
+            facts[i] = replace(facts[i], links=links)
     return tuple(facts)
+
+
+def _links(value: object, i: int, facts: Sequence[Fact], where: str) -> tuple[tuple[str, str], ...]:
+    """A fact's declared links as (relation, other fact's text); a link to itself is ignored."""
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise OutputInvalid(f"{where}: expected a list")
+    out: list[tuple[str, str]] = []
+    for n, link in enumerate(value):
+        other = link.get("fact") if isinstance(link, dict) else None
+        relation = link.get("relation") if isinstance(link, dict) else None
+        if (
+            not isinstance(link, dict)
+            or set(link) != {"fact", "relation"}
+            or isinstance(other, bool)
+            or not isinstance(other, int)
+            or not 0 <= other < len(facts)
+        ):
+            raise OutputInvalid(f"{where}[{n}]: expected {{fact: index in this answer, relation}}")
+        if relation not in DECLARED_RELATIONS:
+            raise OutputInvalid(f"{where}[{n}].relation: one of {list(DECLARED_RELATIONS)}")
+        if other != i and (relation, facts[other].text) not in out:
+            out.append((str(relation), facts[other].text))
+    return tuple(out)
 
 
 # --- retry policy and cost -----------------------------------------------------------------

@@ -531,6 +531,23 @@ def test_parse_output_carries_a_declared_cause_as_the_cause_text() -> None:
             parse_output(json.dumps({"facts": [fact_dict("s1:0", caused_by=bad)]}), make_turns(1))
 
 
+def test_parse_output_carries_declared_links_as_relation_and_text() -> None:
+    plan = fact_dict("s1:0", text="Caroline plans a trip to Lisbon", slot=None)
+    why = fact_dict(
+        "s1:0",
+        text="Caroline wants to see her sister",
+        slot=None,
+        related=[{"fact": 0, "relation": "related_to"}, {"fact": 1, "relation": "elaborates"}],
+    )
+    first, second = parse_output(json.dumps({"facts": [plan, why]}), make_turns(1))
+    assert first.links == () and second.links == (
+        ("related_to", "Caroline plans a trip to Lisbon"),
+    )
+    for bad in ([{"fact": 9, "relation": "elaborates"}], [{"fact": 0, "relation": "causes"}], "x"):
+        with pytest.raises(OutputInvalid, match="related"):
+            parse_output(json.dumps({"facts": [fact_dict("s1:0", related=bad)]}), make_turns(1))
+
+
 def test_settings_are_checked() -> None:
     with pytest.raises(ValueError):
         LLMSettings(max_concurrency=0)

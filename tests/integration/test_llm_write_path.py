@@ -44,7 +44,9 @@ SESSIONS = {
 }
 
 
-def _canned(text: str, caused_by: int | None) -> dict[str, Any]:
+def _canned(
+    text: str, caused_by: int | None, related: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
     return {
         "text": text,
         "category": "fact",
@@ -58,6 +60,7 @@ def _canned(text: str, caused_by: int | None) -> dict[str, Any]:
         "subject": "ann",
         "slot": None,
         "caused_by": caused_by,
+        "related": related or [],
     }
 
 
@@ -82,6 +85,11 @@ def chooser(body: dict[str, Any]) -> Any:
             (
                 _canned("Ann missed the ferry to the island", 1),
                 _canned("The bus to the harbour broke down on the way", None),
+                _canned(
+                    "Ann waited three hours at the pier for the next ferry",
+                    None,
+                    [{"fact": 0, "relation": "elaborates"}],
+                ),
             )
         )
     return Derive()
@@ -156,3 +164,16 @@ async def test_every_failure_mode_and_no_turn_lost(
             "causes",
         )
     ], declared
+    # and that the wait at the pier adds detail to the missed ferry: an elaborates edge
+    detail = [
+        (e.payload.memory_id, e.payload.target_id, e.payload.relation)
+        for e in log
+        if e.type == "RelationAdded" and e.payload.rule == "llm_elaborates"
+    ]
+    assert detail == [
+        (
+            ids["Ann waited three hours at the pier for the next ferry"],
+            ids["Ann missed the ferry to the island"],
+            "elaborates",
+        )
+    ], detail

@@ -71,7 +71,9 @@ async def test_snapshots_are_refreshed_loaded_and_distrusted_when_damaged(
     # recognised as extracted, the new ones are extracted once
     log = await run([envs[0], *envs[70:90]], 90)
     loads = _loads(log)
-    assert len([x for x in loads if "from a snapshot" in x]) == len(snapshots), loads
+    # by partition: under load a rebalance can make the worker load a partition twice
+    from_snapshot = {x.split()[1] for x in loads if "from a snapshot" in x}
+    assert len(from_snapshot) == len(snapshots), loads
     turns = [t for ns in namespaces for t in covered(await memory_log(own, ns))]
     assert len(turns) == len(set(turns)) == 90  # every turn exactly once, envs[0] not again
     verify = memstream(own, "verify")
