@@ -20,6 +20,7 @@ import numpy as np
 
 from memstream.consumers.recall_pool import RecallPool
 from memstream.core.category_tree import CategoryTree
+from memstream.core.cosine import Normed, cosine_normed, normed
 from memstream.core.decompose import decompose
 from memstream.core.embedding import Embedder
 from memstream.core.fusion import Part, fuse_parts
@@ -165,6 +166,8 @@ class RecallService:
         self.trees = trees
         self.retention_model = retention_model  # the retention_model setting, as the cycle's
         self._cache: dict[str, Any] = {}
+        # id of a cached vector -> (it, float64 form, norm), for the cosine comparisons
+        self._norms: dict[int, tuple[Any, Any, float]] = {}
 
     def _vectors(self, texts: list[str], ids: list[str]) -> dict[str, Any]:
         """Candidate vectors for MMR; memory texts repeat across recalls, so they are cached."""
@@ -172,9 +175,19 @@ class RecallService:
         if missing:
             if len(self._cache) + len(missing) > 50_000:
                 self._cache.clear()
+                self._norms.clear()
             for text, vector in zip(missing, self.embedder.embed(missing), strict=True):
                 self._cache[text] = np.asarray(vector)
         return {mid: self._cache[text] for mid, text in zip(ids, texts, strict=True)}
+
+    def _normed(self, vector: Any) -> Normed:
+        """``normed(vector)`` for a vector of the cache, computed once."""
+        kept = self._norms.get(id(vector))
+        if kept is not None and kept[0] is vector:
+            return kept[1], kept[2]
+        a, norm = normed(vector)
+        self._norms[id(vector)] = (vector, a, norm)
+        return a, norm
 
     async def recall(
         self,
@@ -485,8 +498,13 @@ class RecallService:
             if not group:
                 continue
             vectors = self._vectors([c for _s, _h, c in group.values()], list(group))
+            asked = normed(qv)
             best = best_applicable(
-                [(mid, c, _cosine(qv, vectors[mid])) for mid, (_s, _h, c) in group.items()], floor
+                [
+                    (mid, c, cosine_normed(*asked, *self._normed(vectors[mid])))
+                    for mid, (_s, _h, c) in group.items()
+                ],
+                floor,
             )
             if best is not None:
                 hits.setdefault(best.memory_id, group[best.memory_id][1])
@@ -582,8 +600,8 @@ class RecallService:
         added = [mid for mid, _s, via in answer if via is not None]
         return answer, ({"relation": REPLY_RELATION, "added": added} if added else {})
 
-    @staticmethod
     def _match(
+        self,
         query: str,
         query_vectors: Sequence[Any],
         top: Sequence[Any],
@@ -593,8 +611,14 @@ class RecallService:
     ) -> Match:
         """The absolute match of the top results (``core.recall_gate.nothing_relevant``)."""
         shown = [s.memory_id for s in top[:MATCH_DEPTH]]
+        asked = [normed(q) for q in query_vectors]
         cosine = max(
-            (_cosine(q, vectors[mid]) for q in query_vectors for mid in shown if mid in vectors),
+            (
+                cosine_normed(*q, *self._normed(vectors[mid]))
+                for q in asked
+                for mid in shown
+                if mid in vectors
+            ),
             default=0.0,
         )
         documents = [states[mid].text for mid in shown] + [
@@ -683,12 +707,6 @@ def _with_rule(
         return answer[:k]
     score = rest[at][1] if at < len(rest) else (rest[-1][1] if rest else 0.0)
     return [*rest[:at], (rule.memory_id, score, None), *rest[at:]][:k]
-
-
-def _cosine(a: Any, b: Any) -> float:
-    a, b = np.asarray(a, dtype=np.float64).ravel(), np.asarray(b, dtype=np.float64).ravel()
-    norm = float(np.linalg.norm(a) * np.linalg.norm(b))
-    return float(a @ b) / norm if a.size == b.size and norm > 0.0 and np.isfinite(norm) else 0.0
 
 
 def known_and_not_over(state: MemoryState, as_of: datetime) -> bool:

@@ -91,6 +91,10 @@ class Settings:
     # recalls run on their own threads; past this many queued, HTTP answers 429 (Retry-After)
     recall_threads: int = 2
     recall_max_pending: int = 8
+    # numpy's OpenBLAS threads in a worker (0: OpenBLAS's default, one per core): its
+    # products are small and run from many threads, and waiting for BLAS threads on busy
+    # cores cost recall more than they saved (infra/blas.py)
+    blas_threads: int = 1
     # worker: a partition's state is loaded from its latest snapshot plus the log's tail
     # (<data_dir>/snapshots; streams/snapshots.py), refreshed after this many new events
     snapshots: bool = True

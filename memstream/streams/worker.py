@@ -22,6 +22,7 @@ from mode import Service
 from memstream.consumers.http_api import ApiService
 from memstream.core.health import identity_check
 from memstream.core.roles import NodePlan, parse_roles, plan
+from memstream.infra.blas import limit_blas_threads
 from memstream.infra.broker import free_port
 from memstream.infra.kafka_auth import client_options
 from memstream.infra.log_identity import ensure_identity, record_epoch, recorded_epoch
@@ -91,6 +92,7 @@ def run_worker(
     roles: Sequence[str] | str | None = None,
 ) -> None:
     node = node_plan(settings, roles)
+    limit_blas_threads(settings.blas_threads)
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     # Topics exist before any consumer joins, with the registry's partitions and retention.

@@ -226,8 +226,15 @@ def test_the_next_call_shows_a_new_memory_an_update_and_a_forget(
     settings: Settings, worker: WorkerProcess
 ) -> None:
     """The block and the tree are kept between calls (the projection keeps their rows in
-    memory): whatever the projection applies of the namespace is in the very next call."""
+    memory): whatever the projection applies of the namespace is in the very next call.
+    Recall's kept payloads (the retrieval store's) follow an update and a forget too."""
     ns = f"fresh-{random.randrange(10**8)}"
+
+    def recalled(mem: Memory, done: Any) -> None:
+        deadline = time.monotonic() + 60
+        while not done(got := mem.recall("passport", namespace=ns, k=5)["results"]):
+            assert time.monotonic() < deadline, got  # a kept payload never went stale
+            time.sleep(0.3)
 
     def wait_for(mem: Memory, done: Any) -> list[dict[str, Any]]:
         deadline = time.monotonic() + 90
@@ -249,14 +256,17 @@ def test_the_next_call_shows_a_new_memory_an_update_and_a_forget(
         assert "passport" in first and "Lisbon" in first, first
         assert mem.context(namespace=ns)["text"] == first  # kept: nothing changed
         task = next(r for r in rows if "passport" in r["memory"])
+        recalled(mem, lambda got: any(r["memory_id"] == task["id"] for r in got))
 
         mem.update(task["id"], "I will renew my passport and my visa next week.", user_id=ns)
         wait_for(mem, lambda rs: any("visa" in r["memory"] for r in rs))
         assert "visa" in mem.context(namespace=ns)["text"]
+        recalled(mem, lambda got: any("visa" in r["text"] for r in got))
 
         mem.delete(task["id"], user_id=ns)
         wait_for(mem, lambda rs: any(r["id"] == task["id"] and r["status"] != "active" for r in rs))
         assert "passport" not in mem.context(namespace=ns)["text"]
+        recalled(mem, lambda got: all(r["memory_id"] != task["id"] for r in got))
 
         mem.add(
             _turns(["My favourite editor is Helix."]),

@@ -20,6 +20,7 @@ from typing import Any
 import qdrant_edge as qe
 
 from memstream.core.sparse import SparseVector
+from memstream.projections.retrieval.payload_cache import PayloadCache, int_id
 from memstream.projections.retrieval.port import (
     BOOL_FIELDS,
     CHECKPOINT_FLAG,
@@ -99,6 +100,9 @@ class EdgeRetrievalStore(RetrievalStore):
         self._shard: Any = None
         # EdgeShard calls are thread-safe, but lazy open and close must not race.
         self._lock = threading.Lock()
+        # payloads read after a search, kept until a write touches them (payload_cache.py):
+        # converting stored payloads was a quarter of a recall's time
+        self._payloads = PayloadCache()
 
     # lifecycle
 
@@ -151,6 +155,7 @@ class EdgeRetrievalStore(RetrievalStore):
         self._open().flush()
 
     def close(self) -> None:
+        self._payloads.clear()
         with self._lock:
             if self._shard is not None:
                 self._shard.flush()
@@ -162,21 +167,29 @@ class EdgeRetrievalStore(RetrievalStore):
     def upsert(self, points: Iterable[MemoryPoint]) -> None:
         shard = self._open()
         batch: list[Any] = []
+        keys: list[int] = []
         for p in points:
             vector: dict[str, Any] = {DENSE: self.check_point(p)}
             if p.sparse:
                 vector[SPARSE] = qe.SparseVector(list(p.sparse.indices), list(p.sparse.values))
-            batch.append(qe.Point(p.point_id, vector, encode_payload(p)))
+            pid = p.point_id
+            batch.append(qe.Point(pid, vector, encode_payload(p)))
+            keys.append(int_id(pid))
             if len(batch) >= _UPSERT_CHUNK:
-                shard.update(qe.UpdateOperation.upsert_points(batch))
-                batch = []
+                self._write(shard, batch, keys)
+                batch, keys = [], []
         if batch:
+            self._write(shard, batch, keys)
+
+    def _write(self, shard: Any, batch: list[Any], keys: list[int]) -> None:
+        with self._payloads.writing(keys):
             shard.update(qe.UpdateOperation.upsert_points(batch))
 
     def delete(self, namespace: str, memory_ids: Iterable[str]) -> None:
         ids: list[Any] = [point_id(namespace, m) for m in memory_ids]
         if ids:
-            self._open().update(qe.UpdateOperation.delete_points(ids))
+            with self._payloads.writing(int_id(str(i)) for i in ids):
+                self._open().update(qe.UpdateOperation.delete_points(ids))
 
     # reads
 
@@ -274,9 +287,16 @@ class EdgeRetrievalStore(RetrievalStore):
         return dense_hits, sparse_hits
 
     def fetch_payloads(self, point_ids: Sequence[PointKey]) -> dict[PointKey, Mapping[str, Any]]:
-        ids: list[Any] = [uuid.UUID(int=k) if isinstance(k, int) else k for k in point_ids]
-        records = self._open().retrieve(ids, with_payload=True, with_vector=False)
-        return {r.id.int: r.payload for r in records if r.payload is not None}
+        # only integer ids are kept: the ones searches give and writes drop
+        found, missing, epoch = self._payloads.get([k for k in point_ids if isinstance(k, int)])
+        missing += [k for k in point_ids if not isinstance(k, int)]
+        if missing:
+            ids: list[Any] = [uuid.UUID(int=k) if isinstance(k, int) else k for k in missing]
+            records = self._open().retrieve(ids, with_payload=True, with_vector=False)
+            fetched = {r.id.int: r.payload for r in records if r.payload is not None}
+            self._payloads.keep(fetched, epoch)
+            found.update(fetched)
+        return found
 
     # checkpoints
 
