@@ -168,6 +168,9 @@ class RecallService:
         self._cache: dict[str, Any] = {}
         # id of a cached vector -> (it, float64 form, norm), for the cosine comparisons
         self._norms: dict[int, tuple[Any, Any, float]] = {}
+        # id of a payload's state (the store keeps payloads between recalls, so the same
+        # object comes back) -> (it, the parsed state): parsing was a tenth of a recall
+        self._states: dict[int, tuple[Any, MemoryState]] = {}
 
     def _vectors(self, texts: list[str], ids: list[str]) -> dict[str, Any]:
         """Candidate vectors for MMR; memory texts repeat across recalls, so they are cached."""
@@ -179,6 +182,17 @@ class RecallService:
             for text, vector in zip(missing, self.embedder.embed(missing), strict=True):
                 self._cache[text] = np.asarray(vector)
         return {mid: self._cache[text] for mid, text in zip(ids, texts, strict=True)}
+
+    def _state(self, raw: Any) -> MemoryState:
+        """``from_json(raw)``, parsed once per payload object."""
+        kept = self._states.get(id(raw))
+        if kept is not None and kept[0] is raw:
+            return kept[1]
+        state = from_json(raw)
+        if len(self._states) >= 10_000:  # it holds the payloads: as many as the store keeps
+            self._states.clear()
+        self._states[id(raw)] = (raw, state)
+        return state
 
     def _normed(self, vector: Any) -> Normed:
         """``normed(vector)`` for a vector of the cache, computed once."""
@@ -310,7 +324,7 @@ class RecallService:
             return _nothing_found(qid, namespace, query, intent.kind, {"subqueries": subqueries})
         usage = self.usage(namespace, ids) if self.usage else {}
         co_activation = self.pairs(namespace, ids) if self.pairs else {}
-        states = {mid: from_json(hits[mid].payload.extra["state"]) for mid in ids}
+        states = {mid: self._state(hits[mid].payload.extra["state"]) for mid in ids}
         if as_of is not None:
             fused = [(mid, r) for mid, r in fused if known_and_not_over(states[mid], as_of)]
             ids = [mid for mid, _ in fused]
@@ -482,7 +496,7 @@ class RecallService:
         rules: dict[str, tuple[MemoryState, Hit, str]] = {}
         prefs: dict[str, tuple[MemoryState, Hit, str]] = {}
         for h in found:
-            st = states.get(h.memory_id) or from_json(h.payload.extra["state"])
+            st = states.get(h.memory_id) or self._state(h.payload.extra["state"])
             cond = condition_of(st.text)
             what = preference_of(st.text) if cond is None and st.category == "preference" else None
             if cond is not None:

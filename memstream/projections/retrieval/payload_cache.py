@@ -16,7 +16,7 @@ from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-MAX_PAYLOADS = 50_000
+MAX_PAYLOADS = 10_000  # ~100 recalls of candidates; ~30 MB at ~3 KB a payload
 
 
 def int_id(point_id: str) -> int:
