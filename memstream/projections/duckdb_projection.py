@@ -410,6 +410,10 @@ class DuckDBProjection(Projection):
         hot: list[tuple[str, str, dict[str, Any] | None]] = []
         mirror: list[tuple[str, str, Entry | None]] = []
         for ns, mid, state in changed:
+            # a namespace nobody asked about reads the committed tables when first asked:
+            # nothing to build for it (a rebuild folds thousands of memories a batch)
+            if not (self.hot.loaded(ns) or self.mirror.loaded(ns)):
+                continue
             if state is None:
                 hot.append((ns, mid, None))
                 mirror.append((ns, mid, None))

@@ -88,6 +88,10 @@ class HotIndex:
             ids.update(hot_ids(space.high_q, access))
             return [{**space.rows[mid], "access_count": access.get(mid, 0)} for mid in ids]
 
+    def loaded(self, namespace: str) -> bool:
+        """Whether the namespace is kept (others read the tables when first asked)."""
+        return namespace in self._spaces
+
     # --- upkeep -------------------------------------------------------------------------
 
     def apply(self, changed: Iterable[tuple[str, str, Row | None]]) -> None:

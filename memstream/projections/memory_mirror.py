@@ -105,6 +105,10 @@ class MemoryMirror:
             ]
             return placed, list(space.edits), self._now(space)
 
+    def loaded(self, namespace: str) -> bool:
+        """Whether the namespace is kept (others read the tables when first asked)."""
+        return namespace in self._spaces
+
     # --- upkeep -------------------------------------------------------------------------
 
     def apply(self, changed: Iterable[tuple[str, str, Entry | None]]) -> None:
