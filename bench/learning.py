@@ -224,7 +224,7 @@ def _tier_moves(
 
 def evaluate_forgetting(eval_set: EvalSet) -> dict[str, Any]:
     """A year of dream cycles over the memories the write path built from the set, nobody
-    recalling them: the pure lifecycle rules (core/lifecycle.py) and after each cycle the
+    recalling them: the pure lifecycle rules (core/lifecycle/) and after each cycle the
     tier rules (core/tiers.py), as the worker runs them, with its default settings, one
     cycle a week of event time from the day after the last turn. The memory-log events they
     write (streams/consolidation.py) go to the retrieval store that answers a year on."""

@@ -72,7 +72,7 @@ class Settings:
     # whichever first; 0 turns a trigger off (both 0: on demand only, `memstream evolve`)
     evolution_every_hours: float = 6.0
     evolution_q_updates: int = 100
-    # forgetting (core/lifecycle.py): the retention curve of the dream cycle and of recall's
+    # forgetting (core/lifecycle/): the retention curve of the dream cycle and of recall's
     # score, weibull or fsrs (core/retention.py), and how many live memories a namespace keeps before the least
     # useful go dormant (capacity trim; 0: no limit)
     retention_model: str = "weibull"
