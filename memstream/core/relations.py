@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Literal
 
 from memstream.core.tokens import tokenize
@@ -180,7 +181,9 @@ def opens_with_consequence(text: str) -> bool:
     return _ANAPHORIC_OPENING.match(text) is not None
 
 
+@lru_cache(maxsize=1 << 15)
 def content_words(text: str) -> frozenset[str]:
+    # cached: the same earlier memories are candidates of one new memory after another
     return frozenset(tokenize(text, stem=True))
 
 

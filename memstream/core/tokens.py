@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 
 _WORD_RE = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
 _APOSTROPHES = str.maketrans("", "", "'’")
@@ -33,6 +34,7 @@ ENGLISH_STOPWORDS: frozenset[str] = frozenset(_STOPWORDS_TEXT.split())
 _VOWELS = frozenset("aeiouy")
 
 
+@lru_cache(maxsize=1 << 16)  # words repeat far more than texts do
 def light_stem(token: str) -> str:
     """A deliberately small English suffix stripper (S-stemmer plus -ing/-ed, final -e).
 
