@@ -140,12 +140,12 @@ def apply(state: MemoryState | None, env: Envelope[Any]) -> MemoryState | None:
     if state is None:
         return None
     at = env.occurred_at
+    changes: dict[str, Any]
     if isinstance(p, MemoryUpdated):
         # a user's edit replaces the text wholesale, so its entities replace the old ones;
         # an update from extraction adds to what the memory already said
         replaced = p.evidence.get("decision") == "user_edit"
-        state = replace(
-            state,
+        changes = dict(
             text=p.text,
             content_hash=p.content_hash,
             entities=tuple(p.entities) if replaced else _merge_ids(state.entities, p.entities),
@@ -153,46 +153,46 @@ def apply(state: MemoryState | None, env: Envelope[Any]) -> MemoryState | None:
             metadata=metadata_after(state.metadata, p.text, p.metadata, replaced),
         )
     elif isinstance(p, MemoryReinforced):
-        state = replace(
-            state,
+        changes = dict(
             stability=p.stability_after,
             source_turn_ids=_merge_ids(state.source_turn_ids, p.source_turn_ids),
             reinforcements=state.reinforcements + (0 if state.last_event_id == env.event_id else 1),
         )
     elif isinstance(p, MemorySuperseded):
-        state = replace(
-            state, status="superseded", valid_until=p.valid_until, superseded_by=p.superseded_by
+        changes = dict(
+            status="superseded", valid_until=p.valid_until, superseded_by=p.superseded_by
         )
     elif isinstance(p, QValueUpdated):
-        state = replace(state, q_value=p.new_q, last_q_update=at)
+        changes = dict(q_value=p.new_q, last_q_update=at)
     elif isinstance(p, SynapticTagged):
-        state = replace(state, tagged_until=p.expires_at)
+        changes = dict(tagged_until=p.expires_at)
     elif isinstance(p, TagCaptured):
-        state = replace(state, stability=p.stability_after, tagged_until=None)
+        changes = dict(stability=p.stability_after, tagged_until=None)
     elif isinstance(p, TagExpired):
-        state = replace(state, tagged_until=None)
+        changes = dict(tagged_until=None)
     elif isinstance(p, TierChanged):
-        state = replace(state, tier=p.to_tier)
+        changes = dict(tier=p.to_tier)
     elif isinstance(p, MemoryArchived):
-        state = replace(state, status="archived", merged_into=p.merged_into)
+        changes = dict(status="archived", merged_into=p.merged_into)
     elif isinstance(p, MemoryRestored):
-        state = replace(state, status="active", merged_into=None)
+        changes = dict(status="active", merged_into=None)
     elif isinstance(p, MemoryPinned):
-        state = replace(state, pinned=p.pinned, immutable=p.immutable)
+        changes = dict(pinned=p.pinned, immutable=p.immutable)
     elif isinstance(p, RelationAdded | RelationRemoved):
         confidence = p.confidence if isinstance(p, RelationAdded) else None
-        state = replace(
-            state,
+        changes = dict(
             relations=relations.updated(
                 state.relations, state.memory_id, p.memory_id, p.target_id, p.relation, confidence
             ),
         )
     else:  # DuplicateSkipped, TurnsExtracted: records of decisions that change no memory
         return state
+    # one copy per event: the change and the bookkeeping together (replace is costly)
     if state.last_event_id == env.event_id:
-        return state
+        return replace(state, **changes)
     return replace(
         state,
+        **changes,
         updated_at=max(state.updated_at, at),
         version=state.version + 1,
         last_event_id=env.event_id,

@@ -184,6 +184,10 @@ _TOOL_NAMES = frozenset(_TOOLS.replace("(?:-get)?", "").replace("3?", "").split(
     "python3",
 }
 _NUMBERED = re.compile(r"\d\.\d|\bv\d")
+_ASCII_DIGIT = re.compile(r"[0-9]")
+# what every uuid or ticket holds (a letter or digit, a dash, a hex digit): the full
+# pattern tries every word of a text, this finds most texts without any at once
+_ID_DASH = re.compile(r"[0-9a-z]-[\da-f]", re.I)
 
 
 @lru_cache(maxsize=4096)
@@ -213,11 +217,18 @@ def _extract(text: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
         add("command", _commands(rest))
     if "/" in rest:
         add("path", (m.group(0) for m in _PATH.finditer(rest)))
-    has_digit = any(c.isdigit() for c in rest)
+    # str.isdigit, not \d: superscript digits count too, as they always did
+    has_digit = _ASCII_DIGIT.search(rest) is not None or (
+        not rest.isascii() and any(map(str.isdigit, rest))
+    )
     if has_digit and _NUMBERED.search(rest):
         add("version", _versions(rest))
     if has_digit:
-        ids = [m.group(0) for m in _UUID_OR_TICKET.finditer(rest)] if "-" in rest else []
+        ids = (
+            [m.group(0) for m in _UUID_OR_TICKET.finditer(rest)]
+            if "-" in rest and _ID_DASH.search(rest)
+            else []
+        )
         if "#" in rest:
             ids += [m.group(0) for m in _ISSUE.finditer(rest)]
         if _HEX_RUN.search(rest):
