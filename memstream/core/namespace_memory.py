@@ -46,6 +46,9 @@ class NamespaceMemory:
     def __post_init__(self) -> None:
         self._matrix = np.zeros((0, self.embedder.dim), dtype=np.float32)
         self._recent: dict[str, NDArray[np.float32]] = {}
+        # session -> its memories in ``tagged``, built from ``tagged`` on first use (so a
+        # state restored from a snapshot, which sets ``tagged``, needs nothing more)
+        self._tagged_by_session: dict[str | None, set[str]] | None = None
 
     def embed(self, text: str) -> NDArray[np.float32]:
         """The text's vector; the gate and the apply of the resulting event share one call."""
@@ -89,10 +92,15 @@ class NamespaceMemory:
         if before is not None and before.content_hash != after.content_hash:
             self.by_hash.pop(before.content_hash, None)
         self.by_hash[after.content_hash] = mid
+        index = self._tagged_by_session
         if after.tagged_until is not None:
             self.tagged.add(mid)
+            if index is not None:
+                index.setdefault(after.session_id, set()).add(mid)
         else:
             self.tagged.discard(mid)
+            if index is not None and after.session_id in index:
+                index[after.session_id].discard(mid)
         if after.subject and after.slot:
             self.by_slot.setdefault((after.subject, after.slot), set()).add(mid)
         if before is None or before.entities != after.entities:
@@ -157,6 +165,16 @@ class NamespaceMemory:
         scores = np.where(self._active[:count], self._matrix[:count] @ vector, -np.inf)
         top = np.argsort(-scores, kind="stable")[:n]
         return [self._ids[int(i)] for i in top if np.isfinite(scores[int(i)])]
+
+    def tagged_in(self, session_id: str | None) -> list[str]:
+        """The memories of ``tagged`` from session ``session_id``, sorted: the write plan
+        asks for each new memory, so not a scan of every tag the namespace holds."""
+        index = self._tagged_by_session
+        if index is None:
+            index = self._tagged_by_session = {}
+            for mid in self.tagged:
+                index.setdefault(self.states[mid].session_id, set()).add(mid)
+        return sorted(index.get(session_id, ()))
 
     def naming(self, entity: str) -> list[str]:
         """Active memories that name ``entity``, in the order they first did."""

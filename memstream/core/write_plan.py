@@ -501,8 +501,8 @@ def _plan_tags(
     config = TagConfig()
     tags = [
         Tag(s.memory_id, s.tagged_until - config.ttl, s.tagged_until, s.importance, s.stability)
-        for mid in sorted(memory.tagged)
-        if (s := memory.states[mid]).session_id == created.session_id and s.tagged_until is not None
+        for mid in memory.tagged_in(created.session_id)
+        if (s := memory.states[mid]).tagged_until is not None
     ]
     decision = on_memory(tags, Arrival(p.memory_id, p.importance, p.arousal), at, config)
     out: list[Envelope[Any]] = []
