@@ -112,6 +112,20 @@ def _word_features(word: str, dim: int) -> tuple[str, tuple[int, ...], tuple[flo
     return stem, tuple(cols), tuple(signs)
 
 
+@lru_cache(maxsize=1 << 17)
+def _word_arrays(word: str, dim: int) -> tuple[str, NDArray[np.intp], NDArray[np.float64]]:
+    """``_word_features`` as arrays: a text's features are one concatenation, not a loop."""
+    stem, cols, signs = _word_features(word, dim)
+    return stem, np.array(cols, np.intp), np.array(signs, np.float64)
+
+
+@lru_cache(maxsize=1 << 17)
+def _bigram_feature(a: str, b: str, dim: int) -> tuple[int, float]:
+    """The bucket (a flat index into the 3 x dim feature matrix) and sign of a stem pair."""
+    h = _feature_hash(f"b:{a} {b}")
+    return dim + h % dim, 1.0 if h >> 63 else -1.0
+
+
 class HashingEmbedder:
     """Signed feature hashing into ``dim`` buckets (the "hashing trick").
 
@@ -149,23 +163,18 @@ class HashingEmbedder:
 
     def _embed_one(self, text: str) -> NDArray[np.float64]:
         dim = self._dim
-        words = [w for w in STEMMING_TOKENIZER.words(text) if w not in ENGLISH_STOPWORDS]
-        flat: list[int] = []
-        signs: list[float] = []
-        stems: list[str] = []
-        for w in words:
-            stem, cols, word_signs = _word_features(w, dim)
-            stems.append(stem)
-            flat.extend(cols)
-            signs.extend(word_signs)
-        for a, b in itertools.pairwise(stems):
-            h = _feature_hash(f"b:{a} {b}")
-            flat.append(dim + h % dim)
-            signs.append(1.0 if h >> 63 else -1.0)
-        if not flat:
+        feats = [
+            _word_arrays(w, dim)
+            for w in STEMMING_TOKENIZER.words(text)
+            if w not in ENGLISH_STOPWORDS
+        ]
+        if not feats:
             empty = np.zeros(dim)
             empty[_feature_hash("empty") % dim] = 1.0
             return empty
+        bigrams = [_bigram_feature(a[0], b[0], dim) for a, b in itertools.pairwise(feats)]
+        flat = np.concatenate([f[1] for f in feats] + [np.array([c for c, _s in bigrams], np.intp)])
+        signs = np.concatenate([f[2] for f in feats] + [np.array([s for _c, s in bigrams])])
         # Signs are +-1, so the per-bucket sums are exact whatever the order: the same
         # vector as summing the features of ``features()`` one by one.
         mat = np.bincount(flat, weights=signs, minlength=3 * dim).reshape(3, dim)

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 _WORD_RE = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
+# the same words in casefolded ASCII text, where plain ranges match faster than categories
+_ASCII_WORD_RE = re.compile(r"[a-z0-9]+(?:'[a-z0-9]+)*")
 _APOSTROPHES = str.maketrans("", "", "'’")
 
 _STOPWORDS_TEXT = """
@@ -79,12 +81,12 @@ class Tokenizer:
     def words(self, text: str) -> list[str]:
         """Normalised word tokens, before stopword removal and stemming."""
         folded = unicodedata.normalize("NFKC", text).casefold()
-        out: list[str] = []
-        for match in _WORD_RE.finditer(folded):
-            word = match.group().translate(_APOSTROPHES)
-            if len(word) <= self.max_len:
-                out.append(word)
-        return out
+        limit = self.max_len
+        # the pattern has no capturing group: findall gives the whole matches
+        found: list[str] = (_ASCII_WORD_RE if folded.isascii() else _WORD_RE).findall(folded)
+        if "'" in folded or "’" in folded:
+            found = [w.translate(_APOSTROPHES) for w in found]
+        return [w for w in found if len(w) <= limit]
 
     def __call__(self, text: str) -> list[str]:
         tokens = self.words(text)
