@@ -102,6 +102,10 @@ class Settings:
     projections: str = (
         "duckdb,qdrant,archive"  # which read models this worker keeps ("none" for none)
     )
+    # while the memory log streams, a projection's batches start at least this long apart
+    # (a batch costs much per batch, little per record); after a quiet spell it applies at
+    # once (projections/runner.py)
+    projection_linger_seconds: float = 0.5
     # what a worker node runs: "all", or write / project / api comma-separated
     # (core/roles.py; `memstream worker --role` overrides it)
     roles: str = "all"

@@ -92,6 +92,7 @@ class ProjectionService(Service):
                 group=projection_group(self.settings, kind) if kind in self.partitioned else None,
                 session_timeout=self.settings.broker_session_timeout,
                 heartbeat_interval=self.settings.broker_heartbeat_interval,
+                linger=self.settings.projection_linger_seconds,
             )
             self.runners[kind] = runner
             self._runner_tasks.append(asyncio.ensure_future(self._run(kind, runner)))
