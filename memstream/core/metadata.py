@@ -119,6 +119,9 @@ _STEP_WORDS = re.compile(
 _NEXT = re.compile(r"\b(?:then|next|after that|first|finally|run|step \d)\b", re.I)
 
 
+_NONSPACE = re.compile(r"\S+")  # what str.split() yields: re's \s is str.isspace()
+
+
 def _clean(value: str) -> str:
     return value.strip().rstrip(".,;:!?")
 
@@ -130,7 +133,10 @@ def _tool_runs(text: str) -> Iterable[str]:
     for m in _TOOL.finditer(text):
         tool = m.group(0).split()[-1]
         parts, plain, args, value_next = [m.group(0)], 0, 0, False
-        for raw in text[m.end() :].split():
+        # the words after it one by one (the loop stops within a few): not a split of the
+        # whole rest of the text for every tool named in it
+        for found in _NONSPACE.finditer(text, m.end()):
+            raw = found.group()
             word = raw.rstrip(".,;:!?)")
             if _ARG.fullmatch(word):
                 args += 1

@@ -74,10 +74,14 @@ def reply_gist(text: str, limit: int = GIST_CHARS) -> str:
     marks = [m.group(1) for m in _HEADING.finditer(prose)] + [
         m.group(1) or m.group(2) for m in _BOLD.finditer(prose)
     ]
+    size = len("; ".join(parts))
     for mark in marks:
+        if size > limit:
+            break  # the gist is cut at ``limit``: later terms would not reach it
         term = _plain(mark).strip(" :.")
         if term and term.lower() not in seen and not any(term.lower() in s for s in seen):
             seen.add(term.lower())
+            size += len(term) + (2 if parts else 0)
             parts.append(term)
     gist = "; ".join(p for p in parts if p)
     if len(gist) > limit:
