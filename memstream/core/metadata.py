@@ -191,9 +191,9 @@ _TOOL_NAMES = frozenset(_TOOLS.replace("(?:-get)?", "").replace("3?", "").split(
 }
 _NUMBERED = re.compile(r"\d\.\d|\bv\d")
 _ASCII_DIGIT = re.compile(r"[0-9]")
-# what every uuid or ticket holds (a letter or digit, a dash, a hex digit): the full
-# pattern tries every word of a text, this finds most texts without any at once
-_ID_DASH = re.compile(r"[0-9a-z]-[\da-f]", re.I)
+# what every ticket ("OPS-12") or uuid holds: the full pattern tries every word of a
+# text, this finds most texts without any at once
+_ID_DASH = re.compile(r"[0-9a-z]-\d|[0-9a-f]{8}-[0-9a-f]", re.I)
 
 
 @lru_cache(maxsize=4096)

@@ -97,6 +97,33 @@ def _scalar(expected: type, meta: Mapping[str, Any]) -> Converter:
     ge, le = meta.get("ge"), meta.get("le")
     pattern = re.compile(meta["pattern"]) if "pattern" in meta else None
 
+    if expected is str and ge is None and le is None:
+        # the common cases first, without the branches of the general converter below
+        # (every field of every event decoded goes through one of these)
+        if min_len is None and max_len is None and pattern is None:
+
+            def convert_str(value: Any) -> Any:
+                if not isinstance(value, str):
+                    raise EventValidationError(
+                        "wrong_type", f"expected a string, got {_kind(value)}"
+                    )
+                return value
+
+            return convert_str
+
+        def convert_bounded_str(value: Any) -> Any:
+            if not isinstance(value, str):
+                raise EventValidationError("wrong_type", f"expected a string, got {_kind(value)}")
+            if min_len is not None and len(value) < min_len:
+                raise EventValidationError("too_short", f"needs at least {min_len} characters")
+            if max_len is not None and len(value) > max_len:
+                raise EventValidationError("too_long", f"longer than {max_len} characters")
+            if pattern is not None and not pattern.fullmatch(value):
+                raise EventValidationError("bad_format", f"does not match {pattern.pattern}")
+            return value
+
+        return convert_bounded_str
+
     def convert(value: Any) -> Any:
         if expected is float:
             # JSON has one number type: accept integers where a float is expected.
