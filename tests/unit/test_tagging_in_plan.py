@@ -87,3 +87,25 @@ def test_fold_of_tag_events_is_the_live_state() -> None:
         memory, 2, "We signed the contract with the new supplier.", 0.9, T0 + timedelta(hours=1)
     )
     assert fold(log) == memory.states
+
+
+def test_the_session_index_agrees_with_the_tagged_set() -> None:
+    """``tagged_in`` (what the plan reads) is ``tagged`` of that session, as tags come, are
+    captured and expire; and after a snapshot restore sets ``tagged`` on a fresh index."""
+    memory = NamespaceMemory("ns", HashingEmbedder())
+    texts = ["The weather note was fine.", "The lunch menu was okay.", "The bus was late."]
+    for i, text in enumerate(texts):
+        flush(memory, i, text, 0.2, T0 + timedelta(minutes=i), session=f"s{i % 2}")
+    memory.tagged_in("s0")  # the index is built here and kept up from now on
+    flush(memory, 7, "We signed the contract with the new supplier.", 0.9, T0 + timedelta(hours=1))
+    flush(memory, 8, "The parking note was fine.", 0.2, T0 + timedelta(hours=2), session="s1")
+
+    def expected(session: str) -> list[str]:
+        return sorted(m for m in memory.tagged if memory.states[m].session_id == session)
+
+    assert memory.tagged_in("s0") == expected("s0") != []
+    assert memory.tagged_in("s1") == expected("s1")
+    assert memory.tagged_in("s9") == []
+    restored = NamespaceMemory("ns", HashingEmbedder())
+    restored.states, restored.tagged = memory.states, set(memory.tagged)
+    assert [restored.tagged_in(s) for s in ("s0", "s1")] == [expected("s0"), expected("s1")]
