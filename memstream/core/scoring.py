@@ -49,6 +49,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from functools import lru_cache
 from typing import Final
 
 from memstream.core.activation import DEFAULT_ACTIVATION, ActivationParams, activation, hebbian
@@ -174,6 +175,7 @@ def _days(later: datetime, earlier: datetime) -> float:
     return max((later - earlier).total_seconds() / _DAY_SECONDS, 0.0)
 
 
+@lru_cache(maxsize=1 << 15)  # the same memories' texts and entities, recall after recall
 def _norm_words(text: str) -> str:
     return " " + " ".join(DEFAULT_TOKENIZER.words(text)) + " "
 
