@@ -29,6 +29,9 @@ from memstream.projections.port import ApplyStats, LogRecord, Projection
 
 log = logging.getLogger("memstream.projections")
 
+#: records that spread a batch's fixed cost well enough: a batch this large never lingers
+LINGER_ENOUGH = 1000
+
 #: publishes a record that cannot be applied to the dead-letter topic (reason, record)
 DeadLetterSink = Callable[[str, LogRecord], Awaitable[None]]
 
@@ -292,17 +295,20 @@ class ProjectionRunner:
         consumer = await self._consumer()
         holding = False  # the projection may buffer applied records (the archive)
         applied_at = float("-inf")  # time.monotonic() at the end of the last batch
+        took = 0.0  # seconds the last batch took to apply
         try:
             while not stop.is_set():
                 batch = await consumer.getmany(
                     timeout_ms=int(idle * 1000), max_records=self.max_records
                 )
                 if batch:
-                    batch = await self._linger(consumer, batch, applied_at, stop)
+                    batch = await self._linger(consumer, batch, applied_at, stop, took)
                 if batch:
+                    started = time.monotonic()
                     async with self._applying:
                         await self._apply(batch)
                     applied_at = time.monotonic()
+                    took = applied_at - started
                     holding = True
                 else:
                     self.health.failing_since = None  # reading again, nothing left to apply
@@ -319,16 +325,19 @@ class ProjectionRunner:
         batch: dict[TopicPartition, list[Any]],
         applied_at: float,
         stop: asyncio.Event,
+        took: float = 0.0,
     ) -> dict[TopicPartition, list[Any]]:
         """``batch`` and what arrives until ``linger`` seconds after the last batch ended.
 
         Much of a batch's cost is per batch, not per record (a DuckDB transaction and its
         lookups, one Qdrant upsert per memory however many events touched it), so while the
         log streams fewer, larger batches leave the worker's CPU to the write path. A record
-        after a quiet spell is applied at once; a full batch never waits."""
+        after a quiet spell is applied at once. A projection that is busy keeping up (its last
+        batch ``took`` the linger or longer) or holds ``LINGER_ENOUGH`` records never waits:
+        pausing it would let the write path outrun it, its lag growing with the stream."""
         count = sum(map(len, batch.values()))
         wait = self.linger - (time.monotonic() - applied_at)
-        if wait <= 0 or count >= self.max_records:
+        if wait <= 0 or took >= self.linger or count >= min(self.max_records, LINGER_ENOUGH):
             return batch
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(stop.wait(), wait)

@@ -44,13 +44,14 @@ def linger(
     batch: dict[TopicPartition, list[Any]],
     since_last: float,
     stop: bool = False,
+    took: float = 0.0,
 ) -> tuple[dict[TopicPartition, list[Any]], float]:
     async def go() -> tuple[dict[TopicPartition, list[Any]], float]:
         event = asyncio.Event()
         if stop:
             event.set()
         started = time.monotonic()
-        out = await runner._linger(consumer, batch, started - since_last, event)  # type: ignore[arg-type]
+        out = await runner._linger(consumer, batch, started - since_last, event, took)  # type: ignore[arg-type]
         return out, time.monotonic() - started
 
     return asyncio.run(go())
@@ -93,3 +94,13 @@ def test_no_linger_by_default() -> None:
     consumer = Consumer({TP0: ["late"]})
     out, waited = linger(runner(0.0), consumer, {TP0: ["a"]}, since_last=0.0)
     assert out == {TP0: ["a"]} and waited < 0.1
+
+
+def test_a_projection_busy_keeping_up_never_waits() -> None:
+    """Its last batch took the linger or longer: pausing it would let its lag grow."""
+    consumer = Consumer({TP0: ["late"]})
+    out, waited = linger(runner(0.3), consumer, {TP0: ["a"]}, since_last=0.0, took=0.4)
+    assert out == {TP0: ["a"]} and waited < 0.1
+    big = Consumer({TP0: ["late"]})
+    out, waited = linger(runner(0.3, max_records=5000), big, {TP0: ["r"] * 1000}, since_last=0.0)
+    assert len(out[TP0]) == 1000 and waited < 0.1
