@@ -104,8 +104,10 @@ class Settings:
     )
     # while the memory log streams, a projection's batches start at least this long apart
     # (a batch costs much per batch, little per record); after a quiet spell it applies at
-    # once (projections/runner.py)
-    projection_linger_seconds: float = 0.5
+    # once (projections/runner.py). Off by default: the two projections linger apart, so a
+    # recalled id could be missing from DuckDB (GET /v1/memories/{id}) for up to this long,
+    # and Qdrant ends seconds behind under bulk ingest; for bulk backfills, 0.5 bought ~10%
+    projection_linger_seconds: float = 0.0
     # what a worker node runs: "all", or write / project / api comma-separated
     # (core/roles.py; `memstream worker --role` overrides it)
     roles: str = "all"
