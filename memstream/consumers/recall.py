@@ -359,9 +359,10 @@ class RecallService:
         )
         scored = score_all(candidates, context, profile)
         if not intent.about_replies:
-            scored = _replies_below(scored, states)
+            # the assistant's replies below what the user said (core.replies.REPLY_FACTOR)
+            scored = _scaled_below(scored, states, _a_reply, REPLY_FACTOR, "reply")
         if include_archived:
-            scored = _archived_below(scored, states)
+            scored = _scaled_below(scored, states, _archived, ARCHIVED_FACTOR, "archived")
         vectors = self._vectors([states[mid].text for mid in ids], ids)
         sources = {mid: states[mid].source_turn_ids for mid in ids}
         derived = {mid for mid in ids if states[mid].category == "summary"}
@@ -567,9 +568,7 @@ class RecallService:
         follow, hops = rule
 
         def relations_of(ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
-            missing = [m for m in ids if m not in states]
-            for point in self.store.get(namespace, missing, with_vectors=False):
-                states[point.memory_id] = from_json(point.payload.extra["state"])
+            self._load(namespace, ids, states)
             return {m: states[m].relations for m in ids if m in states}
 
         reached = walk([mid for mid, _ in ranked[:ANCHORS]], follow, hops, relations_of, admit)
@@ -579,6 +578,13 @@ class RecallService:
             "hops": hops,
             "reached": [r.memory_id for r in reached],
         }
+
+    def _load(self, namespace: str, ids: Sequence[str], states: dict[str, MemoryState]) -> None:
+        """``states`` gains the memories of ``ids`` it lacks, read from the store."""
+        missing = [m for m in ids if m not in states]
+        if missing:
+            for point in self.store.get(namespace, missing, with_vectors=False):
+                states[point.memory_id] = self._state(point.payload.extra["state"])
 
     def _replies(
         self,
@@ -599,9 +605,7 @@ class RecallService:
             ]
             for mid, _ in ranked
         }
-        missing = sorted({r for rs in linked.values() for r, _ in rs} - states.keys())
-        for point in self.store.get(namespace, missing, with_vectors=False):
-            states[point.memory_id] = from_json(point.payload.extra["state"])
+        self._load(namespace, sorted({r for rs in linked.values() for r, _ in rs}), states)
         replies_of = {
             mid: [
                 (r, c)
@@ -645,29 +649,32 @@ class RecallService:
 ARCHIVED_FACTOR = 0.5
 
 
-def _replies_below(scored: Sequence[Any], states: dict[str, MemoryState]) -> list[Any]:
-    """The assistant's replies below what the user said (``core.replies.REPLY_FACTOR``)."""
-    if not any(is_reply(states[s.memory_id].kind, states[s.memory_id].subject) for s in scored):
+def _scaled_below(
+    scored: Sequence[Any],
+    states: dict[str, MemoryState],
+    applies: Callable[[MemoryState], bool],
+    factor: float,
+    marker: str,
+) -> list[Any]:
+    """``scored`` with the memories ``applies`` picks at ``factor`` of their score (``marker``
+    in their explain), re-sorted: the assistant's replies, archived memories."""
+    if not any(applies(states[s.memory_id]) for s in scored):
         return list(scored)
     out = [
-        replace(s, score=s.score * REPLY_FACTOR, explain={**s.explain, "reply": REPLY_FACTOR})
-        if is_reply(states[s.memory_id].kind, states[s.memory_id].subject)
+        replace(s, score=s.score * factor, explain={**s.explain, marker: factor})
+        if applies(states[s.memory_id])
         else s
         for s in scored
     ]
     return sorted(out, key=lambda s: (-s.score, s.memory_id))
 
 
-def _archived_below(scored: Sequence[Any], states: dict[str, MemoryState]) -> list[Any]:
-    out = [
-        replace(
-            s, score=s.score * ARCHIVED_FACTOR, explain={**s.explain, "archived": ARCHIVED_FACTOR}
-        )
-        if states[s.memory_id].status == "archived"
-        else s
-        for s in scored
-    ]
-    return sorted(out, key=lambda s: (-s.score, s.memory_id))
+def _a_reply(state: MemoryState) -> bool:
+    return is_reply(state.kind, state.subject)
+
+
+def _archived(state: MemoryState) -> bool:
+    return state.status == "archived"
 
 
 def _shaped(

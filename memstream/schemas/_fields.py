@@ -97,6 +97,17 @@ def _scalar(expected: type, meta: Mapping[str, Any]) -> Converter:
     ge, le = meta.get("ge"), meta.get("le")
     pattern = re.compile(meta["pattern"]) if "pattern" in meta else None
 
+    def convert_bounded_str(value: Any) -> Any:
+        if not isinstance(value, str):
+            raise EventValidationError("wrong_type", f"expected a string, got {_kind(value)}")
+        if min_len is not None and len(value) < min_len:
+            raise EventValidationError("too_short", f"needs at least {min_len} characters")
+        if max_len is not None and len(value) > max_len:
+            raise EventValidationError("too_long", f"longer than {max_len} characters")
+        if pattern is not None and not pattern.fullmatch(value):
+            raise EventValidationError("bad_format", f"does not match {pattern.pattern}")
+        return value
+
     if expected is str and ge is None and le is None:
         # the common cases first, without the branches of the general converter below
         # (every field of every event decoded goes through one of these)
@@ -110,18 +121,6 @@ def _scalar(expected: type, meta: Mapping[str, Any]) -> Converter:
                 return value
 
             return convert_str
-
-        def convert_bounded_str(value: Any) -> Any:
-            if not isinstance(value, str):
-                raise EventValidationError("wrong_type", f"expected a string, got {_kind(value)}")
-            if min_len is not None and len(value) < min_len:
-                raise EventValidationError("too_short", f"needs at least {min_len} characters")
-            if max_len is not None and len(value) > max_len:
-                raise EventValidationError("too_long", f"longer than {max_len} characters")
-            if pattern is not None and not pattern.fullmatch(value):
-                raise EventValidationError("bad_format", f"does not match {pattern.pattern}")
-            return value
-
         return convert_bounded_str
 
     def convert(value: Any) -> Any:
@@ -139,14 +138,7 @@ def _scalar(expected: type, meta: Mapping[str, Any]) -> Converter:
             if not isinstance(value, bool):
                 raise EventValidationError("wrong_type", f"expected a boolean, got {_kind(value)}")
         elif expected is str:
-            if not isinstance(value, str):
-                raise EventValidationError("wrong_type", f"expected a string, got {_kind(value)}")
-            if min_len is not None and len(value) < min_len:
-                raise EventValidationError("too_short", f"needs at least {min_len} characters")
-            if max_len is not None and len(value) > max_len:
-                raise EventValidationError("too_long", f"longer than {max_len} characters")
-            if pattern is not None and not pattern.fullmatch(value):
-                raise EventValidationError("bad_format", f"does not match {pattern.pattern}")
+            value = convert_bounded_str(value)
         if ge is not None and value < ge:
             raise EventValidationError("out_of_range", f"must be >= {ge}")
         if le is not None and value > le:
