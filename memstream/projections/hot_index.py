@@ -28,6 +28,7 @@ from memstream.core.hot_sections import (
     update,
 )
 from memstream.projections.hot_queries import COLUMNS
+from memstream.projections.kept_spaces import KeptSpaces
 
 Query = Callable[[str, list[Any]], list[dict[str, Any]]]
 Counts = Callable[[str, Sequence[str]], dict[str, int]]
@@ -66,7 +67,7 @@ class HotIndex:
     def __init__(self, query: Query) -> None:
         self.query = query
         self._lock = threading.Lock()
-        self._spaces: OrderedDict[str, _Space] = OrderedDict()
+        self._spaces: KeptSpaces[_Space] = KeptSpaces(MAX_NAMESPACES)
 
     # --- reads --------------------------------------------------------------------------
 
@@ -107,19 +108,15 @@ class HotIndex:
     # --- internals ----------------------------------------------------------------------
 
     def _loaded(self, namespace: str) -> _Space:
-        space = self._spaces.get(namespace)
-        if space is not None:
-            self._spaces.move_to_end(namespace)
-            return space
+        return self._spaces.loaded(namespace, lambda: self._build(namespace))
+
+    def _build(self, namespace: str) -> _Space:
         space = _Space()
         for section in SECTIONS:
             space.lists[section.name] = self._read(namespace, section, space)
         for row in self.query(_HIGH_Q, [namespace]):
             space.high_q[str(row["memory_id"])] = float(row["q_value"])
             space.rows[str(row["memory_id"])] = row
-        if len(self._spaces) >= MAX_NAMESPACES:
-            self._spaces.popitem(last=False)
-        self._spaces[namespace] = space
         return space
 
     def _read(self, namespace: str, section: Section, space: _Space, *extra: Any) -> TopList:

@@ -13,13 +13,13 @@ give (a property test compares them).
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 from memstream.core.category_tree import NodeEdit, Placed
+from memstream.projections.kept_spaces import KeptSpaces
 
 Query = Callable[[str, list[Any]], list[dict[str, Any]]]
 LastAccess = Callable[[str, Sequence[str]], dict[str, datetime | None]]
@@ -77,7 +77,7 @@ class MemoryMirror:
         self.query = query
         self.last_access = last_access
         self._lock = threading.Lock()
-        self._spaces: OrderedDict[str, _Space] = OrderedDict()
+        self._spaces: KeptSpaces[_Space] = KeptSpaces(MAX_NAMESPACES)
 
     # --- reads --------------------------------------------------------------------------
 
@@ -146,10 +146,9 @@ class MemoryMirror:
     # --- internals ----------------------------------------------------------------------
 
     def _loaded(self, namespace: str) -> _Space:
-        space = self._spaces.get(namespace)
-        if space is not None:
-            self._spaces.move_to_end(namespace)
-            return space
+        return self._spaces.loaded(namespace, lambda: self._build(namespace))
+
+    def _build(self, namespace: str) -> _Space:
         space = _Space()
         for row in self.query(_MEMORIES, [namespace]):
             entry = entry_of(row)
@@ -166,9 +165,6 @@ class MemoryMirror:
             space.edits.append(
                 NodeEdit(str(row["path"]), row["type"] == "TreeNodeAdded", row["occurred_at"])
             )
-        if len(self._spaces) >= MAX_NAMESPACES:
-            self._spaces.popitem(last=False)
-        self._spaces[namespace] = space
         return space
 
     def _refresh(self, namespace: str, space: _Space, groups: Iterable[Group]) -> None:
