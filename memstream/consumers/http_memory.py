@@ -40,6 +40,9 @@ MEMORY_COLUMNS = (
     "session_id, access_count, last_access, metadata"
 )
 
+#: how long GET waits for the analytics projection to catch up with a memory it knows
+GET_WAIT_S = 10.0
+
 log = logging.getLogger("memstream.http")
 
 
@@ -456,13 +459,10 @@ class MemoryRoutes:
     async def get(self, request: web.Request) -> web.Response:
         async def run() -> web.Response:
             ns = self._query_namespace(request)
-            rows = await self._query(
-                f"SELECT {MEMORY_COLUMNS} FROM memory_view WHERE namespace = ? AND memory_id = ?",
-                [ns, request.match_info["memory_id"]],
-            )
+            memory_id = request.match_info["memory_id"]
+            rows = await self._memory_row(ns, memory_id)
             if not rows:
                 return error(404, "not_found", "no such memory in this namespace")
-            memory_id = request.match_info["memory_id"]
             if rows[0]["status"] == "archived" and await self._deleted(ns, memory_id):
                 # as mem0 users expect: a deleted memory is gone for `get`; forgetting by the
                 # lifecycle is not a delete (it can be restored) and stays visible
@@ -475,6 +475,21 @@ class MemoryRoutes:
             return json_response(self._mem0(rows[0]))
 
         return await self._guard(request, run)
+
+    async def _memory_row(self, ns: str, memory_id: str) -> list[dict[str, Any]]:
+        """The memory's analytics row. The analytics projection applies the log at its own
+        pace, so a memory recall has just returned (the retrieval store) or this worker's
+        agents hold can be a batch away from it: then the read waits for it, up to
+        ``GET_WAIT_S``, instead of answering 404 for a memory that exists."""
+        sql = f"SELECT {MEMORY_COLUMNS} FROM memory_view WHERE namespace = ? AND memory_id = ?"
+        rows = await self._query(sql, [ns, memory_id])
+        if rows or not await self.ids.holds(ns, memory_id):
+            return rows
+        deadline = asyncio.get_running_loop().time() + GET_WAIT_S
+        while not rows and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.05)
+            rows = await self._query(sql, [ns, memory_id])
+        return rows
 
     async def _deleted(self, ns: str, memory_id: str) -> bool:
         """Was the memory's latest archive/restore a user's delete?"""

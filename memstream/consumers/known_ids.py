@@ -85,6 +85,11 @@ class IdDirectory:
         if error is not None:
             raise error
 
+    async def holds(self, namespace: str, memory_id: str) -> bool:
+        """Does ``namespace`` have the memory in this worker's states or retrieval store
+        (which a read of the analytics projection may trail by a batch)?"""
+        return namespace in await self._owners(MEMORY, memory_id, namespace)
+
     def _can_look(self) -> bool:
         proj = self.api.projections
         return bool(self.api.handles.get("states")) or (
