@@ -33,6 +33,7 @@ from bench.retrieval_eval import (
     load_set,
 )
 from memstream.core.qlearning import FeedbackView, QState, plan_q_updates
+from memstream.core.scoped_feedback import EVIDENCE_KEY, query_key
 from memstream.core.sparse import BM25Encoder
 from memstream.projections.port import LogRecord
 from memstream.projections.qdrant_projection import QdrantProjection
@@ -59,7 +60,12 @@ class Learner:
             self.pipeline.store, _TOPIC, configured_embedder(), BM25Encoder()
         )
 
-    def feedback(self, ns: str, verdicts: Sequence[tuple[str, bool]], at: datetime) -> None:
+    def feedback(
+        self, ns: str, verdicts: Sequence[tuple[str, bool]], at: datetime, query: str = ""
+    ) -> None:
+        """``query``: the question the results answered, kept with the feedback as the
+        q-learner keeps it when the feedback names the recall (core/scoped_feedback.py)."""
+        scope = {EVIDENCE_KEY: key} if (key := query_key(query)) else {}
         records = []
         for memory_id, useful in verdicts:
             view = FeedbackView(
@@ -76,7 +82,7 @@ class Learner:
                         weight=change.weight,
                         alpha=change.alpha,
                         feedback_event_id=f"sim-{self.offset}",
-                        evidence=change.evidence(),
+                        evidence={**change.evidence(), **scope},
                     ),
                     namespace=ns,
                     occurred_at=at,
@@ -140,7 +146,7 @@ def evaluate_learning(eval_set: EvalSet, rounds: int = ROUNDS) -> dict[str, Any]
                     (r.memory_id, bool(evidence & set(r.source_turn_ids)))
                     for r in _ask(on, q, at)[:TOP]
                 ]
-                learner.feedback(q["namespace"], verdicts, at)
+                learner.feedback(q["namespace"], verdicts, at, q["query"])
             at += timedelta(days=1)
         after_train, after_held = _recall10(on, train, at), _recall10(on, held, at)
         left, tried = _three_negatives(off, train, start)
@@ -173,7 +179,7 @@ def _three_negatives(
             continue
         tried += 1
         for _ in range(3):
-            learner.feedback(q["namespace"], [(distractor.memory_id, False)], at)
+            learner.feedback(q["namespace"], [(distractor.memory_id, False)], at, q["query"])
         if distractor.memory_id not in {r.memory_id for r in _ask(pipeline, q, at)[:5]}:
             left += 1
     return left, tried

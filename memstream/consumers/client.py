@@ -150,8 +150,10 @@ class _Requests:
         reason: str | None,
         correction: str | None,
         is_query: bool,
+        query_id: str | None = None,
     ) -> dict[str, Any]:
-        """A query id (``q-...``, or ``is_query``) targets a whole recall, else one memory."""
+        """A query id (``q-...``, or ``is_query``) targets a whole recall, else one memory;
+        a memory with ``query_id``: that memory as an answer to that recall's question."""
         body: dict[str, Any] = {
             "namespace": namespace,
             "outcome": outcome,
@@ -163,6 +165,8 @@ class _Requests:
             body["query_id"] = target
         else:
             body["memory_ids"] = [target]
+            if query_id:
+                body["query_id"] = query_id
         return body
 
 
@@ -392,9 +396,15 @@ class Memory:
         reason: str | None = None,
         correction: str | None = None,
         is_query: bool = False,
+        query_id: str | None = None,
     ) -> dict[str, Any]:
-        """``target`` is a memory id, or a recall's query id with ``is_query=True``."""
-        body = _Requests.feedback(target, outcome, namespace, reward, reason, correction, is_query)
+        """``target`` is a memory id, or a recall's query id with ``is_query=True``. A memory
+        id with the ``query_id`` of the recall that returned it scopes the feedback to that
+        question: a negative then sinks the memory for that question (and ones worded nearly
+        the same) much further than for others (core/scoped_feedback.py)."""
+        body = _Requests.feedback(
+            target, outcome, namespace, reward, reason, correction, is_query, query_id
+        )
         return dict(_checked(self._http.post("/v1/feedback", json=body)))
 
     def metadata(
@@ -560,8 +570,11 @@ class AsyncMemory:
         reward: float | None = None,
         reason: str | None = None,
         is_query: bool = False,
+        query_id: str | None = None,
     ) -> dict[str, Any]:
-        body = _Requests.feedback(target, outcome, namespace, reward, reason, None, is_query)
+        body = _Requests.feedback(
+            target, outcome, namespace, reward, reason, None, is_query, query_id
+        )
         return dict(_checked(await self._http.post("/v1/feedback", json=body)))
 
     async def aclose(self) -> None:

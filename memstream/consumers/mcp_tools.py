@@ -320,8 +320,9 @@ def register(server: MCPServer[Any], link: WorkerLink) -> None:
         namespace: Namespace = None,
     ) -> dict[str, Any]:
         """Say how useful recalled memories were: useful ones rise in later recalls (Q-value
-        learning), useless ones sink. Target a recall by query_id or memories by id; give an
-        outcome or a reward."""
+        learning), useless ones sink. Target a recall by query_id or memories by id (both: those
+        memories as answers to that recall's question, so a negative sinks them for that
+        question above all); give an outcome or a reward."""
         caller = await scope(ctx, namespace)
         body = {
             "namespace": caller.namespace,

@@ -45,6 +45,8 @@ from memstream.core.recall_gate import (
 from memstream.core.relations import edges_of
 from memstream.core.replies import REPLY_FACTOR, REPLY_RELATION, is_reply, paired
 from memstream.core.retention import RetentionModel
+from memstream.core.scoped_feedback import factor as scoped_factor
+from memstream.core.scoped_feedback import query_key
 from memstream.core.scoring import Candidate, ScoringContext, score_all
 from memstream.core.sparse import BM25Encoder
 from memstream.core.standing_instructions import (
@@ -363,6 +365,10 @@ class RecallService:
             scored = _scaled_below(scored, states, _a_reply, REPLY_FACTOR, "reply")
         if include_archived:
             scored = _scaled_below(scored, states, _archived, ARCHIVED_FACTOR, "archived")
+        asked = query_key(query)  # negatives given on this very question (core/scoped_feedback)
+        scored = _scaled(
+            scored, states, lambda st: scoped_factor(st.unhelpful_for, asked), "unhelpful_here"
+        )
         vectors = self._vectors([states[mid].text for mid in ids], ids)
         sources = {mid: states[mid].source_turn_ids for mid in ids}
         derived = {mid for mid in ids if states[mid].category == "summary"}
@@ -658,11 +664,23 @@ def _scaled_below(
 ) -> list[Any]:
     """``scored`` with the memories ``applies`` picks at ``factor`` of their score (``marker``
     in their explain), re-sorted: the assistant's replies, archived memories."""
-    if not any(applies(states[s.memory_id]) for s in scored):
+    return _scaled(scored, states, lambda st: factor if applies(st) else 1.0, marker)
+
+
+def _scaled(
+    scored: Sequence[Any],
+    states: dict[str, MemoryState],
+    factor_of: Callable[[MemoryState], float],
+    marker: str,
+) -> list[Any]:
+    """``scored`` with each score times ``factor_of`` its memory (``marker`` in the explain
+    of those it changes), re-sorted."""
+    factors = {s.memory_id: factor_of(states[s.memory_id]) for s in scored}
+    if all(f == 1.0 for f in factors.values()):
         return list(scored)
     out = [
-        replace(s, score=s.score * factor, explain={**s.explain, marker: factor})
-        if applies(states[s.memory_id])
+        replace(s, score=s.score * f, explain={**s.explain, marker: f})
+        if (f := factors[s.memory_id]) != 1.0
         else s
         for s in scored
     ]

@@ -12,7 +12,7 @@ from dataclasses import dataclass, fields, replace
 from datetime import datetime
 from typing import Any, Literal
 
-from memstream.core import relations
+from memstream.core import relations, scoped_feedback
 from memstream.core.metadata import encode as metadata_text
 from memstream.core.metadata import updated as metadata_after
 from memstream.schemas.envelope import Envelope
@@ -75,6 +75,8 @@ class MemoryState:
     metadata: str = ""  # canonical JSON (core/metadata.py): URLs, commands, paths, versions, ids
     # typed edges to other memories, both directions ("causes>ID 0.800"; core/relations.py)
     relations: tuple[str, ...] = ()
+    # the questions negative feedback said it did not help with (core/scoped_feedback.py)
+    unhelpful_for: tuple[str, ...] = ()
 
     @property
     def active(self) -> bool:
@@ -164,6 +166,11 @@ def apply(state: MemoryState | None, env: Envelope[Any]) -> MemoryState | None:
         )
     elif isinstance(p, QValueUpdated):
         changes = dict(q_value=p.new_q, last_q_update=at)
+        key = p.evidence.get(scoped_feedback.EVIDENCE_KEY)
+        if isinstance(key, str) and key:
+            changes["unhelpful_for"] = scoped_feedback.after_feedback(
+                state.unhelpful_for, key, p.reward
+            )
     elif isinstance(p, SynapticTagged):
         changes = dict(tagged_until=p.expires_at)
     elif isinstance(p, TagCaptured):
@@ -256,4 +263,5 @@ def from_json(data: dict[str, Any]) -> MemoryState:
     values["entities"] = tuple(values.get("entities") or ())
     values["source_turn_ids"] = tuple(values.get("source_turn_ids") or ())
     values["relations"] = tuple(values.get("relations") or ())
+    values["unhelpful_for"] = tuple(values.get("unhelpful_for") or ())
     return MemoryState(**values)

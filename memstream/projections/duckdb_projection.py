@@ -98,7 +98,7 @@ def diff_digests(live: Digest, rebuilt: Digest, limit: int = 20) -> list[str]:
     return out
 
 
-_TUPLE_FIELDS = {"entities", "source_turn_ids", "relations"}
+_TUPLE_FIELDS = {"entities", "source_turn_ids", "relations", "unhelpful_for"}
 _TIMES = ("valid_from", "valid_until", "created_at", "updated_at")
 
 
@@ -237,6 +237,7 @@ class DuckDBProjection(Projection):
         self.con.execute("ALTER TABLE memories ADD COLUMN IF NOT EXISTS immutable BOOLEAN")
         self.con.execute("ALTER TABLE memories ADD COLUMN IF NOT EXISTS metadata VARCHAR")
         self.con.execute("ALTER TABLE memories ADD COLUMN IF NOT EXISTS relations VARCHAR[]")
+        self.con.execute("ALTER TABLE memories ADD COLUMN IF NOT EXISTS unhelpful_for VARCHAR[]")
         for view, body in VIEWS.items():
             self.con.execute(f"CREATE OR REPLACE VIEW {view} AS {body}")
         # User SQL gets its own connection (DuckDB connections are per thread) behind a lock.

@@ -65,6 +65,7 @@ TABLES: dict[str, str] = {
         updated_at TIMESTAMPTZ, pinned BOOLEAN, immutable BOOLEAN, subject VARCHAR, slot VARCHAR, superseded_by VARCHAR,
         merged_into VARCHAR, tagged_until TIMESTAMPTZ, reinforcements INTEGER, last_q_update TIMESTAMPTZ,
         version INTEGER, last_event_id VARCHAR, metadata VARCHAR, relations VARCHAR[],
+        unhelpful_for VARCHAR[],
         PRIMARY KEY (namespace, memory_id)""",
     # live typed edges between memories (RelationAdded less RelationRemoved; core/relations.py)
     "relations": """

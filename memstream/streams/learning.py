@@ -20,6 +20,7 @@ from memstream.core.lifecycle import MemoryView, Usage, retention
 from memstream.core.qlearning import FeedbackView, QState, plan_q_updates
 from memstream.core.relations import SPREAD_SOURCES, coactivated, fading, parse, spreading
 from memstream.core.rule_extractor import find_entities
+from memstream.core.scoped_feedback import EVIDENCE_KEY
 from memstream.core.tiers import (
     TierConfig,
     TierView,
@@ -151,11 +152,9 @@ class Learning:
                 return await self._emit(state, self._edit(state, env), env, "q-learner")
             if isinstance(fb, TreeEdit):
                 return await self._emit(state, _tree_edit(env), env, "q-learner")
-            if (
-                fb.query_id
-                and not fb.memory_ids
-                and (env.namespace, fb.query_id) not in state.recalls
-            ):
+            if fb.query_id and (env.namespace, fb.query_id) not in state.recalls:
+                # feedback can overtake its recall; on named memories it waits for the
+                # question it is about (core/scoped_feedback.py)
                 return [self._park(state, env)]
             return await self._emit(state, self._q_updates(state, env), env, "q-learner")
 
@@ -168,6 +167,21 @@ class Learning:
         key = (env.namespace, env.payload.query_id or "")
         state.parked.setdefault(key, []).append(ParkedFeedback(env, done, loop.time()))
         return done
+
+    async def _apply_late(self, state: PartitionState, parked: ParkedFeedback) -> None:
+        """Feedback on named memories whose recall never came: applied unscoped."""
+        async with state.lock:
+            if parked.env.event_id in state.processed:
+                parked.done.set_result(None)
+                return
+            try:
+                sends = await self._emit(
+                    state, self._q_updates(state, parked.env), parked.env, "q-learner"
+                )
+            except Exception as e:
+                parked.done.set_exception(e)  # its agent dead-letters it
+                return
+            _settle_into(sends, parked.done)
 
     async def _release(self, state: PartitionState, namespace: str, query_id: str) -> None:
         """The recall is here: apply the feedback that waited for it (caller holds the lock)."""
@@ -187,7 +201,8 @@ class Learning:
             _settle_into(sends, parked.done)
 
     async def expire_parked(self) -> None:
-        """Timer: feedback whose recall did not come within RECALL_WAIT_S is dead-lettered."""
+        """Timer: feedback whose recall did not come within RECALL_WAIT_S is dead-lettered,
+        unless it names its memories: then it applies to them without the question."""
         now = asyncio.get_running_loop().time()
         for state in self.states.loaded():
             for key, waiting in list(state.parked.items()):
@@ -197,6 +212,9 @@ class Learning:
                         continue
                     if now - parked.since < RECALL_WAIT_S:
                         keep.append(parked)
+                        continue
+                    if parked.env.payload.memory_ids:
+                        await self._apply_late(state, parked)
                         continue
                     parked.done.set_exception(
                         EventValidationError(
@@ -209,7 +227,7 @@ class Learning:
                 if keep:
                     state.parked[key] = keep
                 else:
-                    del state.parked[key]
+                    state.parked.pop(key, None)
 
     def _q_updates(self, state: PartitionState, env: Envelope[Feedback]) -> list[tuple[Any, str]]:
         fb: Feedback = env.payload
@@ -229,6 +247,10 @@ class Learning:
                 _count, last_access = state.usage(env.namespace, mid)
                 uses = [t for t in (last_access, s.last_q_update) if t is not None]
                 qstates[mid] = QState(q=s.q_value, last_use=max(uses) if uses else s.created_at)
+        # the question the feedback is about, when the recall is known: the memory keeps it
+        # (core/scoped_feedback.py), so a negative stays with that question
+        asked = state.recall_keys.get((env.namespace, fb.query_id)) if fb.query_id else None
+        scope = {EVIDENCE_KEY: asked} if asked else {}
         out: list[tuple[Any, str]] = []
         for change in plan_q_updates(
             qstates, FeedbackView.of(fb), recall, env.occurred_at, self.alpha
@@ -243,7 +265,12 @@ class Learning:
                         weight=change.weight,
                         alpha=change.alpha,
                         feedback_event_id=env.event_id,
-                        evidence={**change.evidence(), "outcome": fb.outcome, "reason": fb.reason},
+                        evidence={
+                            **change.evidence(),
+                            "outcome": fb.outcome,
+                            "reason": fb.reason,
+                            **scope,
+                        },
                     ),
                     f"q:{change.memory_id}",
                 )

@@ -25,6 +25,7 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 from memstream.core.embedding import Embedder
 from memstream.core.namespace_memory import NamespaceMemory
 from memstream.core.recent_ids import RecentIds
+from memstream.core.scoped_feedback import query_key
 from memstream.core.seen_turns import SeenTurns
 from memstream.core.tiers import q_high_since
 from memstream.core.write_plan import BufferedTurn
@@ -109,6 +110,9 @@ class PartitionState:
     recalls: OrderedDict[tuple[str, str], tuple[tuple[str, int], ...]] = field(
         default_factory=OrderedDict
     )
+    # the same recalls' questions as content-word keys, for feedback scoped to the question
+    # (core/scoped_feedback.py); evicted with ``recalls``
+    recall_keys: OrderedDict[tuple[str, str], str] = field(default_factory=OrderedDict)
     # Next offset of the access partition to fold: the access tracker reads the partition
     # the load folded, in the same order, so a record below it was counted already.
     access_next: int = 0
@@ -183,8 +187,10 @@ class PartitionState:
             times.append(env.occurred_at)
             del times[:-ACCESS_HISTORY]
         self.recalls[(env.namespace, p.query_id)] = tuple((m.memory_id, m.rank) for m in p.memories)
+        if p.query:
+            self.recall_keys[(env.namespace, p.query_id)] = query_key(p.query)
         while len(self.recalls) > MAX_RECALLS:
-            self.recalls.popitem(last=False)
+            self.recall_keys.pop(self.recalls.popitem(last=False)[0], None)
         self.advance(env.namespace, env.occurred_at)
         return True
 

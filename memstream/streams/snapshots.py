@@ -46,6 +46,7 @@ STATE_FIELDS = (
     "processed",
     "accesses",
     "recalls",
+    "recall_keys",
     "access_next",
     "q_high_since",
     "last_cycle",

@@ -69,3 +69,44 @@ def test_negative_feedback_demotes_and_positive_promotes(
             mem.feedback(top, "positive", namespace=ns)
         again = _until(mem, ns, lambda r: r[0] == top)
         assert again[0] == top, again
+
+
+def test_negatives_on_a_question_sink_the_memory_for_that_question_only(
+    settings: Settings, worker: WorkerProcess
+) -> None:
+    """Feedback naming the memory and the recall it came from (query_id) stays with that
+    question (core/scoped_feedback.py): three negatives put the memory last for the same
+    question, while another question still ranks it first."""
+    ns = f"fbq-{random.randrange(10**8)}"
+    other = "what does Lea drink in the morning?"
+    with Memory(settings=settings) as mem:
+        mem.add(
+            [
+                {"role": "user", "content": t, "speaker": "Lea"}
+                for t in [
+                    "I drink green tea every morning.",
+                    "My brother Tom drinks green tea at night.",
+                    "My sister Ana drinks green tea after lunch.",
+                ]
+            ],
+            user_id=ns,
+            run_id="s1",
+            occurred_at=T0,
+        )
+        before = _until(mem, ns, lambda r: len(r) >= 3)
+        assert len(before) >= 3, before
+        top = before[0]
+        first_for_other = mem.recall(other, namespace=ns, k=5)["results"][0]["memory_id"]
+        for _ in range(3):
+            shown = mem.recall(QUESTION, namespace=ns, k=5)
+            assert top in [r["memory_id"] for r in shown["results"]]
+            mem.feedback(top, "negative", namespace=ns, query_id=shown["query_id"])
+        after = _until(mem, ns, lambda r: r[-1] == top)
+        assert after[-1] == top, (before, after)
+        explained = mem.recall(QUESTION, namespace=ns, k=5)["results"][-1]
+        assert explained["explain"]["unhelpful_here"] == 0.125, explained["explain"]
+        # the global Q moved only a little: the other question is not affected as much
+        if first_for_other == top:
+            assert mem.recall(other, namespace=ns, k=5)["results"][0]["memory_id"] == top
+        events = [e for e in mem.history(top, namespace=ns) if e["type"] == "QValueUpdated"]
+        assert all(e["payload"]["evidence"].get("query_key") for e in events), events
