@@ -19,6 +19,8 @@ from typing import Any, Protocol
 import numpy as np
 
 from memstream.consumers.recall_pool import RecallPool
+from memstream.core.advice import CATEGORIES as ADVICE_CATEGORIES
+from memstream.core.advice import LIFT, lifted
 from memstream.core.category_tree import CategoryTree
 from memstream.core.cosine import Normed, cosine_normed, normed
 from memstream.core.decompose import decompose
@@ -365,6 +367,8 @@ class RecallService:
             scored = _scaled_below(scored, states, _a_reply, REPLY_FACTOR, "reply")
         if include_archived:
             scored = _scaled_below(scored, states, _archived, ARCHIVED_FACTOR, "archived")
+        if intent.advice:  # a request for help: the user's preferences first (core/advice.py)
+            scored = _lifted(scored, states, lambda st: st.category in ADVICE_CATEGORIES, LIFT)
         asked = query_key(query)  # negatives given on this very question (core/scoped_feedback)
         scored = _scaled(
             scored, states, lambda st: scoped_factor(st.unhelpful_for, asked), "unhelpful_here"
@@ -665,6 +669,25 @@ def _scaled_below(
     """``scored`` with the memories ``applies`` picks at ``factor`` of their score (``marker``
     in their explain), re-sorted: the assistant's replies, archived memories."""
     return _scaled(scored, states, lambda st: factor if applies(st) else 1.0, marker)
+
+
+def _lifted(
+    scored: Sequence[Any],
+    states: dict[str, MemoryState],
+    applies: Callable[[MemoryState], bool],
+    lift: float,
+) -> list[Any]:
+    """``scored`` with the memories ``applies`` picks moved ``lift`` of the way to 1
+    (``core.advice.lifted``; "advice" in their explain), re-sorted."""
+    if not any(applies(states[s.memory_id]) for s in scored):
+        return list(scored)
+    out = [
+        replace(s, score=lifted(s.score, lift), explain={**s.explain, "advice": lift})
+        if applies(states[s.memory_id])
+        else s
+        for s in scored
+    ]
+    return sorted(out, key=lambda s: (-s.score, s.memory_id))
 
 
 def _scaled(

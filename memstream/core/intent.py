@@ -29,6 +29,7 @@ from dataclasses import dataclass, fields, replace
 from datetime import datetime
 from typing import Any, Final, Literal
 
+from memstream.core.advice import asks_for_advice
 from memstream.core.query_time import TimeRef, parse_time
 from memstream.core.replies import asks_about_replies
 from memstream.core.signals import scan
@@ -169,6 +170,7 @@ class Intent:
     entities: tuple[str, ...]  # names the query mentions (from core.signals.scan)
     cues: tuple[str, ...]  # why: "kind:matched words"; opener, named time, then cue words
     about_replies: bool = False  # asks what the assistant said (core/replies.py)
+    advice: bool = False  # asks for help or advice (core/advice.py)
 
 
 def _words(*phrases: str) -> re.Pattern[str]:
@@ -265,4 +267,5 @@ def classify(query: str, now: datetime | None = None) -> Intent:
         entities=entities,
         cues=cues,
         about_replies=asks_about_replies(query),
+        advice=asks_for_advice(query),
     )
