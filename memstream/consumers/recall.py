@@ -44,6 +44,7 @@ from memstream.core.recall_gate import (
     should_retrieve,
     withholds,
 )
+from memstream.core.relation_alias import aliases, rewrites
 from memstream.core.relations import edges_of
 from memstream.core.replies import REPLY_FACTOR, REPLY_RELATION, is_reply, paired
 from memstream.core.retention import RetentionModel
@@ -133,6 +134,8 @@ class RecallResult:
                 if len(self.details.get("subqueries", ())) > 1
                 else {}
             ),
+            # relations the question named, searched for by name too (core.relation_alias)
+            **({"renamed": self.details["renamed"]} if "renamed" in self.details else {}),
             # a low-confidence answer held back (core.recall_gate): how many results it had
             **({"withheld": self.details["withheld"]} if "withheld" in self.details else {}),
             **({"abbreviated": True} if self.details.get("abbreviated") else {}),
@@ -299,11 +302,11 @@ class RecallService:
         parts: list[Part] = []
         hits: dict[str, Hit] = {}
         query_vectors = []
-        for sub in subqueries:
-            query_vectors.append(np.asarray(self.embedder.embed([sub])[0], dtype=np.float64))
+
+        def search(sub: str, vector: Any) -> None:
             found = self.store.search(
                 namespace,
-                query_vectors[-1],
+                vector,
                 self.sparse.encode_query(sub),
                 limit=depth,
                 statuses=statuses,
@@ -322,6 +325,15 @@ class RecallService:
             )
             for h in found:
                 hits.setdefault(h.memory_id, h)
+
+        for sub in subqueries:
+            query_vectors.append(np.asarray(self.embedder.embed([sub])[0], dtype=np.float64))
+            search(sub, query_vectors[-1])
+        # "Rosa's husband" -> "Marcus" when a candidate says so: one more search with the
+        # name in the relation's place (core/relation_alias.py)
+        renamed = rewrites(query, aliases(h.payload.extra["state"]["text"] for h in hits.values()))
+        for rewrite in renamed:
+            search(rewrite.query, self.embedder.embed([rewrite.query])[0])
         fused = fuse_parts(parts)
         ids = [mid for mid, _ in fused]
         if not ids:
@@ -471,6 +483,11 @@ class RecallService:
             {
                 "match": {"cosine": round(match.cosine, 6), "coverage": round(match.coverage, 6)},
                 "subqueries": subqueries,
+                **(
+                    {"renamed": [{"mention": r.mention, "name": r.name} for r in renamed]}
+                    if renamed
+                    else {}
+                ),
                 "candidates": len(candidates),
                 **({"filters": only.as_dict()} if only else {}),
                 "folded": folded(ids, derived, sources),
