@@ -22,10 +22,12 @@ tasks, profile, identity), so identity is the last thing ever cut.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from functools import lru_cache
+from itertools import chain
 from typing import Any
 
 from memstream.core import metadata
@@ -208,6 +210,7 @@ def _text_words(text: str) -> frozenset[str]:
     )
 
 
+@lru_cache(maxsize=1 << 16)  # ``common`` changes rarely: the same pairs recur block to block
 def _words(text: str, common: frozenset[str] = frozenset()) -> frozenset[str]:
     # dates and the owner's name say nothing about which task a report is about
     words = _text_words(text)
@@ -228,11 +231,15 @@ def common_words(texts: Sequence[str], share: float = 0.3) -> frozenset[str]:
     """Words in more than ``share`` of the texts (the owner's name, say), from 5 texts on."""
     if len(texts) < 5:
         return frozenset()
-    counts: dict[str, int] = {}
-    for text in texts:
-        for w in _words(text):
-            counts[w] = counts.get(w, 0) + 1
+    counts = Counter(chain.from_iterable(map(_text_words, texts)))  # counted in C
     return frozenset(w for w, n in counts.items() if n > share * len(texts))
+
+
+@lru_cache(maxsize=1 << 16)
+def _stamp(value: Any) -> str:
+    """``str(value or "")``, the sort key of a time, once per value: the rows' timestamps
+    repeat from call to call and formatting a zoned one is most of a block's sorting."""
+    return str(value or "")
 
 
 def _when(row: Mapping[str, Any]) -> datetime | None:
@@ -317,7 +324,7 @@ def build_hot(
     access_count, valid_from, valid_until, created_at, updated_at)."""
     # each row's sort key computed once (str of a zoned timestamp is not free)
     by_update = sorted(
-        ((str(r.get("updated_at") or ""), str(r["memory_id"])), i, r)
+        ((_stamp(r.get("updated_at")), str(r["memory_id"])), i, r)
         for i, r in enumerate(rows)
         if r.get("status", "active") == "active"
     )
@@ -330,21 +337,16 @@ def build_hot(
     for r in active:
         if r.get("slot"):
             by_slot[(str(r.get("subject") or ""), str(r["slot"]))] = r
+    slots = sorted(by_slot.items())  # once, not once per slot name
     block.sections["identity"] = [
-        _item(r, "identity")
-        for slot in IDENTITY_SLOTS
-        for (_s, sl), r in sorted(by_slot.items())
-        if sl == slot
+        _item(r, "identity") for slot in IDENTITY_SLOTS for (_s, sl), r in slots if sl == slot
     ]
     prefs = sorted(
         (r for r in active if r.get("category") == "preference"),
         key=lambda r: (-_rank(r), str(r["memory_id"])),
     )[: config.max_preferences]
     block.sections["profile"] = [
-        _item(r, "profile")
-        for slot in PROFILE_SLOTS
-        for (_s, sl), r in sorted(by_slot.items())
-        if sl == slot
+        _item(r, "profile") for slot in PROFILE_SLOTS for (_s, sl), r in slots if sl == slot
     ] + [_item(r, "profile") for r in prefs]
 
     # a commitment's validity end is its due date: an overdue task is still pending (the
@@ -353,14 +355,14 @@ def build_hot(
     block.completed = completed_tasks(tasks, active)
     open_tasks = sorted(
         (t for t in tasks if str(t["memory_id"]) not in block.completed),
-        key=lambda r: (str(_when(r) or ""), str(r["memory_id"])),
+        key=lambda r: (_stamp(_when(r)), str(r["memory_id"])),
     )
     block.sections["tasks"] = [_item(r, "tasks") for r in open_tasks[-config.max_tasks :]]
 
     # memories that carry a link, a command, a path, a version or an id: newest first
     refs = sorted(
         (r for r in active if _metadata_kinds(r.get("metadata") or "") - {"turn"}),
-        key=lambda r: (str(r.get("updated_at") or ""), str(r["memory_id"])),
+        key=lambda r: (_stamp(r.get("updated_at")), str(r["memory_id"])),
         reverse=True,
     )
     block.sections["references"] = [_item(r, "references") for r in refs[: config.max_references]]
@@ -372,7 +374,7 @@ def build_hot(
     block.sections["lessons"] = [_item(r, "lessons") for r in lessons[: config.max_lessons]]
 
     recent = sorted(
-        ((str(at), str(r["memory_id"])), i, r)
+        ((_stamp(at), str(r["memory_id"])), i, r)
         for i, r in enumerate(active)
         if r.get("category") not in ("summary",) and (at := _when(r)) is not None
     )
@@ -452,6 +454,7 @@ def _fit(block: HotBlock, max_bytes: int) -> None:
             return  # nothing left to cut (the header alone fits any sane cap)
 
 
+@lru_cache(maxsize=1 << 16)  # a block renders several times while it is cut to its cap
 def _line(text: str, limit: int = 300) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
