@@ -171,34 +171,27 @@ class Learning:
     async def _apply_late(self, state: PartitionState, parked: ParkedFeedback) -> None:
         """Feedback on named memories whose recall never came: applied unscoped."""
         async with state.lock:
-            if parked.env.event_id in state.processed:
-                parked.done.set_result(None)
-                return
-            try:
-                sends = await self._emit(
-                    state, self._q_updates(state, parked.env), parked.env, "q-learner"
-                )
-            except Exception as e:
-                parked.done.set_exception(e)  # its agent dead-letters it
-                return
-            _settle_into(sends, parked.done)
+            await self._apply_parked(state, parked)
 
     async def _release(self, state: PartitionState, namespace: str, query_id: str) -> None:
         """The recall is here: apply the feedback that waited for it (caller holds the lock)."""
         for parked in state.parked.pop((namespace, query_id), []):
-            if parked.done.done():
-                continue
-            if parked.env.event_id in state.processed:
-                parked.done.set_result(None)
-                continue
-            try:
-                sends = await self._emit(
-                    state, self._q_updates(state, parked.env), parked.env, "q-learner"
-                )
-            except Exception as e:
-                parked.done.set_exception(e)  # its agent dead-letters it
-                continue
-            _settle_into(sends, parked.done)
+            if not parked.done.done():
+                await self._apply_parked(state, parked)
+
+    async def _apply_parked(self, state: PartitionState, parked: ParkedFeedback) -> None:
+        """One parked feedback applied, its acknowledgement settled (caller holds the lock)."""
+        if parked.env.event_id in state.processed:
+            parked.done.set_result(None)
+            return
+        try:
+            sends = await self._emit(
+                state, self._q_updates(state, parked.env), parked.env, "q-learner"
+            )
+        except Exception as e:
+            parked.done.set_exception(e)  # its agent dead-letters it
+            return
+        _settle_into(sends, parked.done)
 
     async def expire_parked(self) -> None:
         """Timer: feedback whose recall did not come within RECALL_WAIT_S is dead-lettered,

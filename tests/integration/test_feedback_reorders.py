@@ -20,6 +20,18 @@ T0 = datetime(2024, 6, 1, 9, tzinfo=UTC)
 QUESTION = "who drinks green tea?"
 
 
+TEA = [
+    "I drink green tea every morning.",
+    "My brother Tom drinks green tea at night.",
+    "My sister Ana drinks green tea after lunch.",
+]
+
+
+def _tell(mem: Memory, ns: str, texts: list[str]) -> None:
+    turns = [{"role": "user", "content": t, "speaker": "Lea"} for t in texts]
+    mem.add(turns, user_id=ns, run_id="s1", occurred_at=T0)
+
+
 def _ranked(mem: Memory, ns: str) -> list[str]:
     return [r["memory_id"] for r in mem.recall(QUESTION, namespace=ns, k=5)["results"]]
 
@@ -38,18 +50,7 @@ def test_negative_feedback_demotes_and_positive_promotes(
 ) -> None:
     ns = f"fb-{random.randrange(10**8)}"
     with Memory(settings=settings) as mem:
-        mem.add(
-            [
-                {"role": "user", "content": t, "speaker": "Lea"}
-                for t in [
-                    "I drink green tea every morning.",
-                    "My brother Tom drinks green tea at night.",
-                ]
-            ],
-            user_id=ns,
-            run_id="s1",
-            occurred_at=T0,
-        )
+        _tell(mem, ns, TEA[:2])
         before = _until(mem, ns, lambda r: len(r) >= 2)
         assert len(before) >= 2, before
         top, second = before[0], before[1]
@@ -80,19 +81,7 @@ def test_negatives_on_a_question_sink_the_memory_for_that_question_only(
     ns = f"fbq-{random.randrange(10**8)}"
     other = "what does Lea drink in the morning?"
     with Memory(settings=settings) as mem:
-        mem.add(
-            [
-                {"role": "user", "content": t, "speaker": "Lea"}
-                for t in [
-                    "I drink green tea every morning.",
-                    "My brother Tom drinks green tea at night.",
-                    "My sister Ana drinks green tea after lunch.",
-                ]
-            ],
-            user_id=ns,
-            run_id="s1",
-            occurred_at=T0,
-        )
+        _tell(mem, ns, TEA)
         before = _until(mem, ns, lambda r: len(r) >= 3)
         assert len(before) >= 3, before
         top = before[0]
