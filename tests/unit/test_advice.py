@@ -15,6 +15,8 @@ def test_requests_for_help_are_told_from_questions_about_the_past() -> None:
     assert not asks_for_advice("What did you suggest for my writing sessions?")
     assert not asks_for_advice("Can you summarize how my project progressed?")
     assert not asks_for_advice("Where does my sister live?")
+    assert not asks_for_advice("How many days between when Carla suggested it and the webinar?")
+    assert asks_for_advice("Where do you think I should work on my essay?")
 
 
 @given(st.floats(0.0, 1.0), st.floats(0.0, 1.0))
