@@ -51,6 +51,8 @@ from memstream.core.retention import RetentionModel
 from memstream.core.scoped_feedback import factor as scoped_factor
 from memstream.core.scoped_feedback import query_key
 from memstream.core.scoring import Candidate, ScoringContext, score_all
+from memstream.core.slot_questions import LIFT as SLOT_LIFT
+from memstream.core.slot_questions import asked_slots
 from memstream.core.sparse import BM25Encoder
 from memstream.core.standing_instructions import (
     MIN_MATCH,
@@ -380,7 +382,12 @@ class RecallService:
         if include_archived:
             scored = _scaled_below(scored, states, _archived, ARCHIVED_FACTOR, "archived")
         if intent.advice:  # a request for help: the user's preferences first (core/advice.py)
-            scored = _lifted(scored, states, lambda st: st.category in ADVICE_CATEGORIES, LIFT)
+            scored = _lifted(
+                scored, states, lambda st: st.category in ADVICE_CATEGORIES, LIFT, "advice"
+            )
+        slots = asked_slots(query)
+        if slots:  # "where does she live?": the memories holding that slot (core/slot_questions)
+            scored = _lifted(scored, states, lambda st: st.slot in slots, SLOT_LIFT, "slot")
         asked = query_key(query)  # negatives given on this very question (core/scoped_feedback)
         scored = _scaled(
             scored, states, lambda st: scoped_factor(st.unhelpful_for, asked), "unhelpful_here"
@@ -693,13 +700,14 @@ def _lifted(
     states: dict[str, MemoryState],
     applies: Callable[[MemoryState], bool],
     lift: float,
+    marker: str,
 ) -> list[Any]:
     """``scored`` with the memories ``applies`` picks moved ``lift`` of the way to 1
-    (``core.advice.lifted``; "advice" in their explain), re-sorted."""
+    (``core.advice.lifted``; ``marker`` in their explain), re-sorted."""
     if not any(applies(states[s.memory_id]) for s in scored):
         return list(scored)
     out = [
-        replace(s, score=lifted(s.score, lift), explain={**s.explain, "advice": lift})
+        replace(s, score=lifted(s.score, lift), explain={**s.explain, marker: lift})
         if applies(states[s.memory_id])
         else s
         for s in scored

@@ -1,0 +1,14 @@
+"""Questions that ask for a profile slot (core/slot_questions.py)."""
+
+from __future__ import annotations
+
+from memstream.core.slot_questions import asked_slots
+
+
+def test_where_someone_lives_or_works_is_a_slot_question() -> None:
+    assert asked_slots("Where does Lena live now?") == {"location"}
+    assert asked_slots("Which city did Jules live in during June 2024?") == {"location"}
+    assert asked_slots("What does Rosa's husband do for a living?") == {"employer", "job_title"}
+    assert asked_slots("Where was Rosa working in July 2024?") == {"employer", "job_title"}
+    assert asked_slots("What did Lena bake for her mother's birthday?") == frozenset()
+    assert asked_slots("Where did we leave the keys?") == frozenset()
