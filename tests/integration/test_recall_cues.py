@@ -1,0 +1,135 @@
+"""Through the broker with the defaults and the rule extractor: what a question's words say
+beyond its topic changes what recall brings first. Three stories are told at once (their
+extraction waits overlap), then each is asked about:
+
+- a request for help puts the preference it must respect first (core/advice.py), above
+  where the same words without the request rank it;
+- a person named by relation ("Rosa's husband") is searched for by name too, because another
+  memory says who that is (core/relation_alias.py);
+- "where does Lena live now?" finds the move, said in other words, because the write path
+  put it in the location slot (core/slot_questions.py).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from memstream.consumers.client import Memory
+from memstream.core.advice import LIFT as ADVICE_LIFT
+from memstream.core.slot_questions import LIFT as SLOT_LIFT
+from memstream.infra.settings import Settings
+from tests.harness import WorkerProcess
+
+pytestmark = pytest.mark.integration
+
+T0 = datetime(2024, 3, 4, 8, tzinfo=UTC)
+STORIES = {
+    "advice": (
+        "Maya",
+        [
+            "I prefer writing in the mornings between 7 and 9 AM, when I'm most focused.",
+            "My personal statement is for the film studies programme at the university.",
+            "The scholarship deadline for the statement is May 15, 2024.",
+            "I joined a writing group that meets every Friday at the library.",
+            "My writing mentor Robert reviews my drafts.",
+            "I finished the second draft of the statement last night.",
+        ],
+    ),
+    "relation": (
+        "Rosa",
+        [
+            "There are three of us: me, my husband Marcus, and our son Eli, who just turned two.",
+            "We are finally redoing our kitchen this spring.",
+            "Marcus works night shifts in the ER as a doctor, so dinner needs to be ready by five.",
+            "I started tennis lessons on Saturday mornings to keep my sanity.",
+            "My mom is visiting from El Paso in July.",
+        ],
+    ),
+    "slot": (
+        "Lena",
+        [
+            "I'm still doing night shifts as a nurse at the children's hospital.",
+            "We made it! Moved into a two-bedroom in Ballard, Seattle, last Saturday.",
+            "Biscuit the beagle now sleeps on the new couch.",
+            "Ran the Riverfront Half in 1:58, my first time under two hours.",
+        ],
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def told(settings: Settings, worker: WorkerProcess) -> Iterator[tuple[Memory, dict[str, str]]]:
+    spaces = {name: f"cue-{name}-{random.randrange(10**8)}" for name in STORIES}
+    with Memory(settings=settings) as mem:
+        for name, (speaker, turns) in STORIES.items():
+            for i, text in enumerate(turns):
+                mem.add(
+                    [{"role": "user", "content": text, "speaker": speaker}],
+                    user_id=spaces[name],
+                    run_id=f"s{i}",
+                    occurred_at=T0 + timedelta(days=7 * i),
+                )
+        yield mem, spaces
+
+
+def _until(
+    mem: Memory, ns: str, question: str, ok: Callable[[list[dict[str, Any]]], bool]
+) -> dict[str, Any]:
+    deadline = time.monotonic() + 45
+    while True:
+        answer = mem.recall(question, namespace=ns, k=5)
+        if ok(answer["results"]) or time.monotonic() > deadline:
+            return answer
+        time.sleep(0.5)
+
+
+def test_a_request_for_help_puts_the_preference_first(
+    told: tuple[Memory, dict[str, str]],
+) -> None:
+    mem, spaces = told
+    ns = spaces["advice"]
+    question = "Can you help me plan my writing sessions for the upcoming week?"
+    hits = _until(mem, ns, question, lambda r: any("prefer" in str(h["text"]) for h in r))[
+        "results"
+    ]
+    ranked = [(h["category"], h["explain"].get("advice")) for h in hits]
+    asked = next(i for i, h in enumerate(hits) if h["category"] == "preference")
+    assert asked == 0 and hits[0]["explain"]["advice"] == ADVICE_LIFT, ranked
+    # the same words without the request: no lift, the preference ranks lower
+    plain = mem.recall("My writing sessions for the upcoming week.", namespace=ns, k=5)["results"]
+    told_at = next(i for i, h in enumerate(plain) if h["category"] == "preference")
+    assert "advice" not in plain[told_at]["explain"]
+    assert asked < told_at, (ranked, [h["category"] for h in plain])
+
+
+def test_a_relation_in_the_question_is_searched_by_name(
+    told: tuple[Memory, dict[str, str]],
+) -> None:
+    mem, spaces = told
+    answer = _until(
+        mem,
+        spaces["relation"],
+        "What does Rosa's husband do for a living?",
+        lambda r: any("night shifts" in str(h["text"]) for h in r[:3]),
+    )
+    texts = [str(h["text"]) for h in answer["results"][:3]]
+    assert any("night shifts in the ER" in t for t in texts), texts
+    assert answer["renamed"] == [{"mention": "Rosa's husband", "name": "Marcus"}], answer
+
+
+def test_a_question_for_a_slot_finds_its_holder(told: tuple[Memory, dict[str, str]]) -> None:
+    mem, spaces = told
+    hits = _until(
+        mem,
+        spaces["slot"],
+        "Where does Lena live now?",
+        lambda r: any("Ballard" in str(h["text"]) for h in r),
+    )["results"]
+    assert "Ballard" in str(hits[0]["text"]), [h["text"] for h in hits]
+    assert hits[0]["explain"]["slot"] == SLOT_LIFT
