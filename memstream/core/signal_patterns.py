@@ -19,7 +19,9 @@ here; the scanner in :mod:`core.signals` owns the logic.
 from __future__ import annotations
 
 from memstream.core.signal_tables.filters import (
+    CODE_LINE_END_RE,
     CODE_LINE_RE,
+    CODE_LINE_START_RE,
     EMOJI_RE,
     INJECTION_RE,
     MARKDOWN_LINE_RE,
@@ -89,7 +91,9 @@ __all__ = [
     "ATTENTION_CUE",
     "ATTENTION_PHRASES",
     "CASED_ENTITIES",
+    "CODE_LINE_END_RE",
     "CODE_LINE_RE",
+    "CODE_LINE_START_RE",
     "COMMITMENT",
     "COMMITMENT_PHRASES",
     "COMMON_WEIGHT",

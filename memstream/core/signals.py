@@ -488,7 +488,12 @@ def _code_heavy(text: str, nonspace: int, newlines: int, config: ScanConfig) -> 
     if symbols >= config.code_min_symbols and symbols >= config.code_symbol_share * nonspace:
         return True
     if newlines >= 2:
-        codeish = len(sp.CODE_LINE_RE.findall(text)) + text.count("\n    ") + text.count("\n\t")
+        codeish = (
+            len(sp.CODE_LINE_START_RE.findall(text))
+            + len(sp.CODE_LINE_END_RE.findall(text))
+            + text.count("\n    ")
+            + text.count("\n\t")
+        )
         if codeish >= config.code_line_share * (newlines + 1):
             return True
     return False

@@ -274,14 +274,21 @@ def user_claims(sentence: str, names: frozenset[str]) -> list[Claim]:
     return out
 
 
+_YOU_START = re.compile(r"^(?:you|your)\b", re.I)
+
+
 def assistant_claims(sentence: str) -> list[Claim]:
-    if sentence.rstrip().endswith("?"):
+    # every claim kept starts with "you": most sentences of a long answer have none (the
+    # cuts below only remove text, and no other letter folds to y, o or u)
+    if sentence.rstrip().endswith("?") or "you" not in sentence.lower():
         return []
     out: list[Claim] = []
     for raw in split_claims(sentence):
+        if "you" not in raw.lower():
+            continue
         raw = _strip_tail(raw)
         body = ASSISTANT_LEAD_IN.sub("", raw).strip()
-        if not re.match(r"^(?:you|your)\b", body, re.I) or ADVICE.search(body):
+        if not _YOU_START.match(body) or ADVICE.search(body):
             continue
         out.append(Claim(raw, body, _CONF_ASSISTANT))
     return out

@@ -48,6 +48,17 @@ def _clean(text: str) -> str:
     return _URL.sub(" ", text.translate(_QUOTES)).translate(_BLANKS)
 
 
+def _last_word(line: str, start: int, end: int) -> list[str]:
+    """``line[start:end].rsplit(None, 1)``, read from a short window before ``end`` when the
+    word starts inside it (long sentences are not copied for their last word)."""
+    low = end - 48
+    if low > start:
+        words = line[low:end].rsplit(None, 1)
+        if len(words) == 2:
+            return words
+    return line[start:end].rsplit(None, 1)
+
+
 def split_sentences(text: str) -> list[str]:
     """Sentences of ``text``; newlines always end one, abbreviations and initials do not."""
     out: list[str] = []
@@ -61,7 +72,7 @@ def split_sentences(text: str) -> list[str]:
         start = 0
         for m in _BOUNDARY.finditer(line):
             if m.group(1) == ".":
-                words = line[start : m.start()].rsplit(None, 1)
+                words = _last_word(line, start, m.start())
                 token = words[-1].lower().strip("(\"'") if words else ""
                 initials = "." in token and all(
                     len(p) <= 2 and p.isalpha() for p in token.split(".")

@@ -89,6 +89,15 @@ CODE_LINE_RE: Final[re.Pattern[str]] = re.compile(
     r"|[;{}] *$",
     re.MULTILINE,
 )
+# CODE_LINE_RE in its two halves: counted apart they find as many matches (no match of the
+# first holds a ";", "{" or "}" that ends a line), and the second alone skips to its first
+# character in C instead of trying the line-start alternatives at every position.
+CODE_LINE_START_RE: Final[re.Pattern[str]] = re.compile(
+    r"^[ \t]*(?:def |class |import |from \S+ import|return\b|function\b|const |let |var |public "
+    r"|private |#include|if *\(|for *\(|while *\(|} *else|SELECT |INSERT |\$ |>>> |@\w+)",
+    re.MULTILINE,
+)
+CODE_LINE_END_RE: Final[re.Pattern[str]] = re.compile(r"[;{}] *$", re.MULTILINE)
 MARKDOWN_LINE_RE: Final[re.Pattern[str]] = re.compile(
     r"^[ \t]*(?:#{1,6} |[-*+] |[0-9]{1,3}[.)] |> |\|.*\||```|---+$|\*\*)", re.MULTILINE
 )
