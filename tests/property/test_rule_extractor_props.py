@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta, timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from memstream.core.extract.sentences import _last_word
 from memstream.core.facts import CATEGORIES, KINDS, TurnView
 from memstream.core.rule_extractor import extract_rules, resolve_dates
 
@@ -149,3 +150,13 @@ def test_claims_with_many_dates_never_raise_and_stay_ordered(text: str, at: date
     for fact in extract_rules([turn]):
         if fact.valid_from is not None and fact.valid_until is not None:
             assert fact.valid_from <= fact.valid_until, (text, fact)
+
+
+@given(
+    st.text(alphabet=" \t\u00a0ab.'(", max_size=120),
+    st.integers(0, 130),
+    st.integers(0, 130),
+)
+def test_last_word_is_the_rsplit_of_the_slice(line: str, start: int, end: int) -> None:
+    # the short window before ``end`` finds the same last word as the whole slice
+    assert _last_word(line, start, end) == line[start:end].rsplit(None, 1)

@@ -275,6 +275,12 @@ def user_claims(sentence: str, names: frozenset[str]) -> list[Claim]:
 
 
 _YOU_START = re.compile(r"^(?:you|your)\b", re.I)
+# What a raw claim must start with for its body to start with "you": the quotes and spaces
+# _strip_tail peels, the lead-in, then "you". One match instead of the peeling; _strip_tail
+# only cuts non-word characters, so it cannot make this match where the peeled claim fails.
+_MAY_START_WITH_YOU = re.compile(
+    r"[\s\"']*" + ASSISTANT_LEAD_IN.pattern.removeprefix("^") + r"\s*(?:you|your)\b", re.I
+)
 
 
 def assistant_claims(sentence: str) -> list[Claim]:
@@ -284,7 +290,7 @@ def assistant_claims(sentence: str) -> list[Claim]:
         return []
     out: list[Claim] = []
     for raw in split_claims(sentence):
-        if "you" not in raw.lower():
+        if "you" not in raw.lower() or not _MAY_START_WITH_YOU.match(raw):
             continue
         raw = _strip_tail(raw)
         body = ASSISTANT_LEAD_IN.sub("", raw).strip()

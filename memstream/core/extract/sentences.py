@@ -64,11 +64,17 @@ def split_sentences(text: str) -> list[str]:
     out: list[str] = []
     for line in _clean(text).split("\n"):
         lead = line.lstrip()[:1]
+        if not lead:
+            continue  # a blank line
         if lead in ("-", "*", "•") or lead.isdecimal():
             line = _BULLET.sub("", line)
         if "  " in line or "\t" in line or "\f" in line or "\v" in line:
             line = _SPACES.sub(" ", line)
         line = line.strip()
+        if "." not in line and "!" not in line and "?" not in line and "…" not in line:
+            if line:  # no sentence ends inside (a heading, a list item): the line is one
+                out.append(line)
+            continue
         start = 0
         for m in _BOUNDARY.finditer(line):
             if m.group(1) == ".":
