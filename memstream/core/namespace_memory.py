@@ -1,6 +1,12 @@
 """What one namespace knows now: memory states plus the lookups the write path needs
 (content hash, subject/slot, nearest neighbour). Built only by applying memory-log events,
-so a fold of the log rebuilds exactly the live index."""
+so a fold of the log rebuilds exactly the live index.
+
+The gate's vectors are kept sparse (core/sparse_rows.py): a hashing-embedder vector has a
+few dozen non-zero buckets of 384, so its exact float32 values and their columns take a
+sixth of the dense row. A dense matrix is rebuilt from them only for the namespaces the
+gate is using (a bounded cache), bit for bit the dense rows of before: the scores, and so
+the decisions and their evidence, are unchanged."""
 
 from __future__ import annotations
 
@@ -15,8 +21,16 @@ from memstream.core.embedding import Embedder
 from memstream.core.gate import Neighbour
 from memstream.core.memory_state import MemoryState, apply, memory_ids_of
 from memstream.core.replies import is_reply
+from memstream.core.sparse_rows import DenseCache, SparseRows
 from memstream.schemas.envelope import Envelope
 from memstream.schemas.events import RelationAdded, RelationRemoved
+
+#: texts whose vectors a namespace keeps at hand: a flush's facts between the gate and the
+#: apply of the events it decided (per namespace, so small: tenants are many)
+RECENT_TEXTS = 32
+#: the dense matrices the gate scores against, rebuilt from the sparse rows, for the
+#: namespaces used last (per process; at least the one in use is always kept)
+DENSE = DenseCache(64 * 2**20)
 
 
 @dataclass
@@ -40,11 +54,12 @@ class NamespaceMemory:
     _edge_seq: int = 0
     _rows: dict[str, int] = field(default_factory=dict)
     _ids: list[str] = field(default_factory=list)
-    _matrix: NDArray[np.float32] = field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))
+    _vectors: SparseRows = field(default_factory=lambda: SparseRows(0))
     _active: NDArray[np.bool_] = field(default_factory=lambda: np.zeros(0, dtype=bool))
 
     def __post_init__(self) -> None:
-        self._matrix = np.zeros((0, self.embedder.dim), dtype=np.float32)
+        if self._vectors.dim != self.embedder.dim:
+            self._vectors = SparseRows(self.embedder.dim)
         self._recent: dict[str, NDArray[np.float32]] = {}
         # session -> its memories in ``tagged``, built from ``tagged`` on first use (so a
         # state restored from a snapshot, which sets ``tagged``, needs nothing more)
@@ -54,7 +69,7 @@ class NamespaceMemory:
         """The text's vector; the gate and the apply of the resulting event share one call."""
         vector = self._recent.get(text)
         if vector is None:
-            if len(self._recent) >= 256:
+            if len(self._recent) >= RECENT_TEXTS:
                 self._recent.clear()
             vector = self._recent[text] = self.embedder.embed([text])[0]
         return vector
@@ -129,27 +144,28 @@ class NamespaceMemory:
         row = self._rows.get(mid)
         if row is None:
             row = len(self._ids)
-            if row >= self._matrix.shape[0]:  # grow geometrically: appends stay amortised O(1)
-                grown = np.zeros((max(16, row * 2), vector.shape[0]), dtype=np.float32)
-                grown[:row] = self._matrix[:row]
-                self._matrix = grown
-                active = np.zeros(grown.shape[0], dtype=bool)
+            if row >= self._active.shape[0]:  # grow geometrically: appends stay amortised O(1)
+                active = np.zeros(max(16, row * 2), dtype=bool)
                 active[:row] = self._active[:row]
                 self._active = active
             self._rows[mid] = row
             self._ids.append(mid)
-        self._matrix[row] = vector
+        self._vectors.set(row, vector)
+        DENSE.changed(self, row, vector)
+
+    def _matrix(self) -> NDArray[np.float32]:
+        """The dense vectors of every row, in row order (from the cache when it has them)."""
+        return DENSE.matrix(self, self._vectors)
 
     def vector(self, memory_id: str) -> NDArray[np.float32]:
         """The stored vector of a memory's current text (no embedding call)."""
-        row: NDArray[np.float32] = self._matrix[self._rows[memory_id]]
-        return row
+        return self._vectors.row(self._rows[memory_id])
 
     def closest(self, vector: NDArray[np.float32]) -> Neighbour | None:
         n = len(self._ids)
         if n == 0:
             return None
-        scores = self._matrix[:n] @ vector
+        scores = self._matrix()[:n] @ vector
         scores = np.where(self._active[:n], scores, -np.inf)
         best = int(np.argmax(scores))
         if not np.isfinite(scores[best]):
@@ -162,7 +178,7 @@ class NamespaceMemory:
         count = len(self._ids)
         if count == 0 or n <= 0:
             return []
-        scores = np.where(self._active[:count], self._matrix[:count] @ vector, -np.inf)
+        scores = np.where(self._active[:count], self._matrix()[:count] @ vector, -np.inf)
         top = np.argsort(-scores, kind="stable")[:n]
         return [self._ids[int(i)] for i in top if np.isfinite(scores[int(i)])]
 
@@ -190,7 +206,7 @@ class NamespaceMemory:
         for mid in sorted(self.by_slot.get((subject, slot), ())):
             if self.states[mid].active:
                 state = self.states[mid]
-                sim = float(self._matrix[self._rows[mid]] @ vector)
+                sim = float(self._vectors.row(self._rows[mid]) @ vector)
                 if best is None or sim > best.similarity:
                     best = Neighbour(mid, sim, state.text)
         return best

@@ -34,7 +34,7 @@ from memstream.core.namespace_memory import NamespaceMemory
 log = logging.getLogger("memstream.snapshots")
 
 MAGIC = b"MEMSTREAM-SNAPSHOT\n"
-VERSION = 1
+VERSION = 2  # 2: the gate vectors kept sparse (core/sparse_rows.py)
 _HEADER = struct.Struct(">I32sQ")  # version, sha256 of the body, body length
 
 #: PartitionState fields a snapshot keeps: what the log's fold builds. Buffers, parked

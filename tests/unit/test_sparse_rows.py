@@ -1,0 +1,84 @@
+"""The gate's sparse vectors give back the dense rows bit for bit, and so the same scores."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memstream.core.embedding import HashingEmbedder
+from memstream.core.sparse_rows import DenseCache, SparseRows
+
+EMBEDDER = HashingEmbedder()
+WORDS = st.sampled_from(["coffee", "tea", "Lena", "Berlin", "works", "at", "likes", "new", "job"])
+TEXTS = st.lists(WORDS, min_size=0, max_size=8).map(" ".join)
+
+
+def dense_of(vectors: list[np.ndarray]) -> np.ndarray:
+    """The matrix the gate kept before: rows in a geometrically grown array."""
+    matrix = np.zeros((max(16, len(vectors) * 2), EMBEDDER.dim), dtype=np.float32)
+    for i, v in enumerate(vectors):
+        matrix[i] = v
+    return matrix
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(TEXTS, min_size=1, max_size=40), st.lists(st.tuples(st.integers(0, 39), TEXTS)))
+def test_rows_rebuild_bit_for_bit(texts: list[str], rewrites: list[tuple[int, str]]) -> None:
+    rows = SparseRows(EMBEDDER.dim)
+    vectors = [EMBEDDER.embed([t])[0] for t in texts]
+    for i, v in enumerate(vectors):
+        rows.set(i, v)
+    for i, text in rewrites:  # a memory's text changed: its row is set again
+        if i < len(vectors):
+            vectors[i] = EMBEDDER.embed([text])[0]
+            rows.set(i, vectors[i])
+    restored = pickle.loads(pickle.dumps(rows))
+    old = dense_of(vectors)
+    for r in (rows, restored):
+        rebuilt = r.dense(r.count)
+        assert rebuilt.tobytes() == old[: len(vectors)].tobytes()
+        query = EMBEDDER.embed([texts[0]])[0]
+        n = len(vectors)
+        assert (rebuilt[:n] @ query).tobytes() == (old[:n] @ query).tobytes()
+        for i in range(n):
+            assert r.row(i).tobytes() == vectors[i].tobytes()
+            assert float(r.row(i) @ query) == float(old[i] @ query)
+
+
+def test_negative_zero_is_kept() -> None:
+    rows = SparseRows(8)
+    v = np.array([0.0, -0.0, 1.0, 0, 0, 0, 0, 0], dtype=np.float32)
+    rows.set(0, v)
+    assert rows.row(0).tobytes() == v.tobytes()
+
+
+def test_rows_set_in_order_only() -> None:
+    rows = SparseRows(8)
+    try:
+        rows.set(1, np.ones(8, dtype=np.float32))
+    except IndexError:
+        return
+    raise AssertionError("a gap in the rows was accepted")
+
+
+def test_dense_cache_follows_changes_and_stays_in_budget() -> None:
+    class Owner:
+        pass
+
+    cache = DenseCache(budget=2 * 16 * 8 * 4)  # two 16-row matrices of dim 8
+    owners = [Owner() for _ in range(3)]
+    sparse = [SparseRows(8) for _ in owners]
+    for o, s in zip(owners, sparse, strict=True):
+        for i in range(16):
+            v = np.eye(8, dtype=np.float32)[i % 8] * (i + 1)
+            s.set(i, v)
+            cache.changed(o, i, v)
+        cache.matrix(o, s)
+    assert len(cache._held) == 2  # the oldest left
+    new = np.full(8, 0.5, dtype=np.float32)
+    sparse[2].set(16, new)
+    cache.changed(owners[2], 16, new)
+    assert cache.matrix(owners[2], sparse[2])[:17].tobytes() == sparse[2].dense(17).tobytes()
