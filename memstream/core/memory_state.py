@@ -8,6 +8,7 @@ must be skipped, not re-applied): that is what makes at-least-once delivery safe
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, fields, replace
 from datetime import datetime
 from typing import Any, Literal
@@ -101,17 +102,23 @@ def _merge_ids(old: tuple[str, ...], new: list[str]) -> tuple[str, ...]:
     return old + tuple(i for i in new if i not in old)
 
 
+def _shared(value: str | None) -> str | None:
+    """One copy of a string many memories hold (every decoded event brings its own): a
+    partition's state keeps a million memories in well under a GiB."""
+    return None if value is None else sys.intern(value)
+
+
 def created(env: Envelope[MemoryCreated]) -> MemoryState:
     p = env.payload
     return MemoryState(
         memory_id=p.memory_id,
-        namespace=env.namespace,
-        session_id=env.session_id,
+        namespace=sys.intern(env.namespace),
+        session_id=_shared(env.session_id),
         text=p.text,
-        category=p.category,
-        kind=p.kind,
+        category=sys.intern(p.category),
+        kind=sys.intern(p.kind),
         status="active",
-        tier=p.tier,
+        tier=sys.intern(p.tier),
         importance=p.importance,
         confidence=p.confidence,
         arousal=p.arousal,
@@ -126,8 +133,8 @@ def created(env: Envelope[MemoryCreated]) -> MemoryState:
         updated_at=env.occurred_at,
         metadata=metadata_text(p.metadata),
         pinned=p.pinned,
-        subject=p.subject,
-        slot=p.slot,
+        subject=_shared(p.subject),
+        slot=_shared(p.slot),
         last_event_id=env.event_id,
     )
 
@@ -178,7 +185,7 @@ def apply(state: MemoryState | None, env: Envelope[Any]) -> MemoryState | None:
     elif isinstance(p, TagExpired):
         changes = dict(tagged_until=None)
     elif isinstance(p, TierChanged):
-        changes = dict(tier=p.to_tier)
+        changes = dict(tier=sys.intern(p.to_tier))
     elif isinstance(p, MemoryArchived):
         changes = dict(status="archived", merged_into=p.merged_into)
     elif isinstance(p, MemoryRestored):

@@ -36,6 +36,7 @@ class SparseRows:
         self.dim = dim
         self.count = 0  # rows set so far (rows are numbered from 0 without gaps)
         self.used = 0  # entries held, the rows' and the abandoned ones'
+        self.live = 0  # entries the rows hold
         self.start = np.zeros(0, dtype=np.int64)
         self.length = np.zeros(0, dtype=np.int32)
         self.cols = np.zeros(0, dtype=np.uint16 if dim <= 1 << 16 else np.uint32)
@@ -43,28 +44,38 @@ class SparseRows:
 
     def set(self, row: int, vector: NDArray[np.float32]) -> None:
         # by bit pattern: a -0.0 is kept, so the rebuilt row is the same bytes
-        cols = np.flatnonzero(np.ascontiguousarray(vector, dtype=np.float32).view(np.uint32))
+        if vector.dtype != np.float32 or not vector.flags.c_contiguous:
+            vector = np.ascontiguousarray(vector, dtype=np.float32)
+        cols = np.flatnonzero(vector.view(np.uint32))
+        vals = vector[cols]
         n = cols.shape[0]
         if row >= self.count:
             if row != self.count:
                 raise IndexError(f"row {row} set before row {self.count}")
-            self.start = _grown(self.start, row + 1)
-            self.length = _grown(self.length, row + 1)
+            if row >= self.start.shape[0]:
+                self.start = _grown(self.start, row + 1)
+                self.length = _grown(self.length, row + 1)
             self.count = row + 1
-        elif n <= self.length[row]:  # fits where the old entries were
-            at = int(self.start[row])
-            self.cols[at : at + n] = cols
-            self.vals[at : at + n] = vector[cols]
-            self.length[row] = n
-            return
+        else:
+            old = int(self.length[row])
+            self.live -= old
+            if n <= old:  # fits where the old entries were
+                at = int(self.start[row])
+                self.cols[at : at + n] = cols
+                self.vals[at : at + n] = vals
+                self.length[row] = n
+                self.live += n
+                return
         at = self.used
-        self.cols = _grown(self.cols, at + n)
-        self.vals = _grown(self.vals, at + n)
+        if at + n > self.cols.shape[0]:
+            self.cols = _grown(self.cols, at + n)
+            self.vals = _grown(self.vals, at + n)
         self.cols[at : at + n] = cols
-        self.vals[at : at + n] = vector[cols]
+        self.vals[at : at + n] = vals
         self.start[row], self.length[row] = at, n
         self.used = at + n
-        if self.used > 2 * int(self.length[: self.count].sum()) + 1024:
+        self.live += n
+        if self.used > 2 * self.live + 1024:
             self._compact()
 
     def _compact(self) -> None:
@@ -114,7 +125,7 @@ class SparseRows:
         lengths = self.length.astype(np.int64)
         self.start = np.cumsum(lengths) - lengths
         self.cols, self.vals = state["cols"], state["vals"]
-        self.used = int(self.cols.shape[0])
+        self.used = self.live = int(self.cols.shape[0])
 
 
 class DenseCache:
