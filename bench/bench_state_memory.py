@@ -109,8 +109,10 @@ def run() -> list[Figure]:
     at_million = mib + per_memory * (1_000_000 - N)
     log_million = log_mib + (log_mib - half_log) / (N - N // 2) * (1_000_000 - N)
     notes = (
-        "memory states, content-hash and slot indexes, 384-d float32 vectors for the gate, "
-        "dedup windows of extracted turns and applied inputs"
+        "memory states, content-hash and slot indexes, the gate's 384-d float32 vectors by "
+        "their non-zero entries (core/sparse_rows.py; the dense matrices of the namespaces "
+        "the gate is using, at most 64 MiB beyond the one in use, are not counted), dedup "
+        "windows of extracted turns and applied inputs"
     )
     return [
         Figure(
