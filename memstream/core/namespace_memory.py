@@ -17,11 +17,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from memstream.core.embedding import Embedder
+from memstream.core.embedding import Embedder, HashingEmbedder
 from memstream.core.gate import Neighbour
 from memstream.core.memory_state import MemoryState, apply, memory_ids_of
 from memstream.core.replies import is_reply
-from memstream.core.sparse_rows import DenseCache, SparseRows
+from memstream.core.sparse_rows import DenseCache, DenseRows, SparseRows
 from memstream.schemas.envelope import Envelope
 from memstream.schemas.events import RelationAdded, RelationRemoved
 
@@ -54,12 +54,14 @@ class NamespaceMemory:
     _edge_seq: int = 0
     _rows: dict[str, int] = field(default_factory=dict)
     _ids: list[str] = field(default_factory=list)
-    _vectors: SparseRows = field(default_factory=lambda: SparseRows(0))
+    _vectors: SparseRows | DenseRows = field(default_factory=lambda: DenseRows(0))
     _active: NDArray[np.bool_] = field(default_factory=lambda: np.zeros(0, dtype=bool))
 
     def __post_init__(self) -> None:
         if self._vectors.dim != self.embedder.dim:
-            self._vectors = SparseRows(self.embedder.dim)
+            # a hashing vector is mostly zeros; a model's vectors are dense
+            sparse = isinstance(self.embedder, HashingEmbedder)
+            self._vectors = (SparseRows if sparse else DenseRows)(self.embedder.dim)
         self._recent: dict[str, NDArray[np.float32]] = {}
         # session -> its memories in ``tagged``, built from ``tagged`` on first use (so a
         # state restored from a snapshot, which sets ``tagged``, needs nothing more)
@@ -151,10 +153,13 @@ class NamespaceMemory:
             self._rows[mid] = row
             self._ids.append(mid)
         self._vectors.set(row, vector)
-        DENSE.changed(self, row, vector)
+        if isinstance(self._vectors, SparseRows):
+            DENSE.changed(self, row, vector)
 
     def _matrix(self) -> NDArray[np.float32]:
         """The dense vectors of every row, in row order (from the cache when it has them)."""
+        if isinstance(self._vectors, DenseRows):
+            return self._vectors.matrix
         return DENSE.matrix(self, self._vectors)
 
     def vector(self, memory_id: str) -> NDArray[np.float32]:

@@ -175,3 +175,45 @@ class DenseCache:
 
     def clear(self) -> None:
         self._held.clear()
+
+
+class DenseRows:
+    """The same rows as one float32 matrix grown by doubling: for a model embedder's
+    vectors, which have no zeros to drop (by entries they would take 1.5x the room)."""
+
+    def __init__(self, dim: int) -> None:
+        self.dim = dim
+        self.count = 0
+        self.matrix = np.zeros((0, dim), dtype=np.float32)
+
+    def set(self, row: int, vector: NDArray[np.float32]) -> None:
+        if row >= self.count:
+            if row != self.count:
+                raise IndexError(f"row {row} set before row {self.count}")
+            if row >= self.matrix.shape[0]:  # grow geometrically: appends stay amortised O(1)
+                grown = np.zeros((max(16, row * 2), self.dim), dtype=np.float32)
+                grown[:row] = self.matrix[:row]
+                self.matrix = grown
+            self.count = row + 1
+        self.matrix[row] = vector
+
+    def row(self, row: int) -> NDArray[np.float32]:
+        if not 0 <= row < self.count:
+            raise IndexError(row)
+        out: NDArray[np.float32] = self.matrix[row]
+        return out
+
+    def dense(self, rows: int) -> NDArray[np.float32]:
+        """The matrix itself (no copy), at least ``rows`` rows."""
+        if rows > self.matrix.shape[0]:
+            grown = np.zeros((rows, self.dim), dtype=np.float32)
+            grown[: self.count] = self.matrix[: self.count]
+            self.matrix = grown
+        return self.matrix
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"dim": self.dim, "matrix": self.matrix[: self.count].copy()}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.dim, self.matrix = state["dim"], state["matrix"]
+        self.count = int(self.matrix.shape[0])

@@ -82,3 +82,42 @@ def test_dense_cache_follows_changes_and_stays_in_budget() -> None:
     sparse[2].set(16, new)
     cache.changed(owners[2], 16, new)
     assert cache.matrix(owners[2], sparse[2])[:17].tobytes() == sparse[2].dense(17).tobytes()
+
+
+class DenseModel:
+    """A model-like embedder: every dimension non-zero."""
+
+    name, version, dim = "dense-model", "1", 8
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        rng = [np.random.default_rng(sum(map(ord, t))) for t in texts]
+        out = np.array([r.standard_normal(self.dim) for r in rng], dtype=np.float32)
+        return out / np.linalg.norm(out, axis=1, keepdims=True)
+
+
+def test_model_vectors_stay_one_dense_matrix() -> None:
+    from datetime import UTC, datetime
+
+    from memstream.core.namespace_memory import NamespaceMemory
+    from memstream.core.sparse_rows import DenseRows
+    from memstream.schemas.envelope import make_event
+    from memstream.schemas.events import MemoryCreated
+
+    hashing = NamespaceMemory("ns", EMBEDDER)
+    dense = NamespaceMemory("ns", DenseModel())  # type: ignore[arg-type]
+    assert isinstance(hashing._vectors, SparseRows)
+    assert isinstance(dense._vectors, DenseRows)
+    at = datetime(2024, 1, 1, tzinfo=UTC)
+    for i, text in enumerate(["tea at noon", "coffee in Berlin", "Lena moved"]):
+        env = make_event(
+            MemoryCreated(memory_id=f"m{i}", text=text, category="fact", content_hash=f"{i:064x}"),
+            namespace="ns",
+            occurred_at=at,
+            event_id=f"e{i}",
+        )
+        dense.apply(env)
+    query = dense.embed("coffee in Berlin")
+    found = dense.closest(query)
+    assert found is not None and found.memory_id == "m1"
+    restored = pickle.loads(pickle.dumps(dense._vectors))
+    assert restored.dense(3)[:3].tobytes() == dense._vectors.matrix[:3].tobytes()
