@@ -14,6 +14,7 @@ import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from operator import mul
 from typing import Any, Protocol
 
 import numpy as np
@@ -44,7 +45,7 @@ from memstream.core.recall_gate import (
     should_retrieve,
     withholds,
 )
-from memstream.core.relation_alias import aliases, rewrites
+from memstream.core.relation_alias import aliases, names_relation, rewrites
 from memstream.core.relations import edges_of
 from memstream.core.replies import REPLY_FACTOR, REPLY_RELATION, is_reply, paired
 from memstream.core.retention import RetentionModel
@@ -52,7 +53,6 @@ from memstream.core.scoped_feedback import factor as scoped_factor
 from memstream.core.scoped_feedback import query_key
 from memstream.core.scoring import Candidate, ScoringContext, score_all
 from memstream.core.slot_questions import LIFT as SLOT_LIFT
-from memstream.core.slot_questions import asked_slots
 from memstream.core.sparse import BM25Encoder
 from memstream.core.standing_instructions import (
     MIN_MATCH,
@@ -333,7 +333,11 @@ class RecallService:
             search(sub, query_vectors[-1])
         # "Rosa's husband" -> "Marcus" when a candidate says so: one more search with the
         # name in the relation's place (core/relation_alias.py)
-        renamed = rewrites(query, aliases(h.payload.extra["state"]["text"] for h in hits.values()))
+        renamed = (
+            rewrites(query, aliases(h.payload.extra["state"]["text"] for h in hits.values()))
+            if names_relation(query)
+            else []
+        )
         for rewrite in renamed:
             search(rewrite.query, self.embedder.embed([rewrite.query])[0])
         fused = fuse_parts(parts)
@@ -385,8 +389,8 @@ class RecallService:
             scored = _lifted(
                 scored, states, lambda st: st.category in ADVICE_CATEGORIES, LIFT, "advice"
             )
-        slots = asked_slots(query)
-        if slots:  # "where does she live?": the memories holding that slot (core/slot_questions)
+        if intent.slots:  # "where does she live?": the slot's holders (core/slot_questions)
+            slots = intent.slots
             scored = _lifted(scored, states, lambda st: st.slot in slots, SLOT_LIFT, "slot")
         asked = query_key(query)  # negatives given on this very question (core/scoped_feedback)
         scored = _scaled(
@@ -690,9 +694,9 @@ def _scaled_below(
     factor: float,
     marker: str,
 ) -> list[Any]:
-    """``scored`` with the memories ``applies`` picks at ``factor`` of their score (``marker``
-    in their explain), re-sorted: the assistant's replies, archived memories."""
-    return _scaled(scored, states, lambda st: factor if applies(st) else 1.0, marker)
+    """The memories ``applies`` picks at ``factor`` of their score: the assistant's replies,
+    archived memories."""
+    return _rescored(scored, states, lambda st: factor if applies(st) else None, mul, marker)
 
 
 def _lifted(
@@ -702,17 +706,8 @@ def _lifted(
     lift: float,
     marker: str,
 ) -> list[Any]:
-    """``scored`` with the memories ``applies`` picks moved ``lift`` of the way to 1
-    (``core.advice.lifted``; ``marker`` in their explain), re-sorted."""
-    if not any(applies(states[s.memory_id]) for s in scored):
-        return list(scored)
-    out = [
-        replace(s, score=lifted(s.score, lift), explain={**s.explain, marker: lift})
-        if applies(states[s.memory_id])
-        else s
-        for s in scored
-    ]
-    return sorted(out, key=lambda s: (-s.score, s.memory_id))
+    """The memories ``applies`` picks moved ``lift`` of the way to 1 (``core.advice.lifted``)."""
+    return _rescored(scored, states, lambda st: lift if applies(st) else None, lifted, marker)
 
 
 def _scaled(
@@ -721,14 +716,31 @@ def _scaled(
     factor_of: Callable[[MemoryState], float],
     marker: str,
 ) -> list[Any]:
-    """``scored`` with each score times ``factor_of`` its memory (``marker`` in the explain
-    of those it changes), re-sorted."""
-    factors = {s.memory_id: factor_of(states[s.memory_id]) for s in scored}
-    if all(f == 1.0 for f in factors.values()):
+    """Each score times ``factor_of`` its memory."""
+
+    def changed(st: MemoryState) -> float | None:
+        f = factor_of(st)
+        return None if f == 1.0 else f
+
+    return _rescored(scored, states, changed, mul, marker)
+
+
+def _rescored(
+    scored: Sequence[Any],
+    states: dict[str, MemoryState],
+    param_of: Callable[[MemoryState], float | None],
+    rescore: Callable[[float, float], float],
+    marker: str,
+) -> list[Any]:
+    """``scored`` with the score of each memory ``param_of`` gives a value for replaced by
+    ``rescore(score, value)`` (``marker``: value in its explain), re-sorted; the one
+    mechanism behind every adjustment recall makes after scoring."""
+    params = {s.memory_id: param_of(states[s.memory_id]) for s in scored}
+    if all(p is None for p in params.values()):
         return list(scored)
     out = [
-        replace(s, score=s.score * f, explain={**s.explain, marker: f})
-        if (f := factors[s.memory_id]) != 1.0
+        replace(s, score=rescore(s.score, p), explain={**s.explain, marker: p})
+        if (p := params[s.memory_id]) is not None
         else s
         for s in scored
     ]

@@ -33,6 +33,7 @@ from memstream.core.advice import asks_for_advice
 from memstream.core.query_time import TimeRef, parse_time
 from memstream.core.replies import asks_about_replies
 from memstream.core.signals import scan
+from memstream.core.slot_questions import asked_slots
 
 IntentKind = Literal["factual", "temporal", "causal", "entity_profile", "preference", "general"]
 INTENT_KINDS: Final[tuple[IntentKind, ...]] = (
@@ -171,6 +172,7 @@ class Intent:
     cues: tuple[str, ...]  # why: "kind:matched words"; opener, named time, then cue words
     about_replies: bool = False  # asks what the assistant said (core/replies.py)
     advice: bool = False  # asks for help or advice (core/advice.py)
+    slots: frozenset[str] = frozenset()  # profile slots it asks for (core/slot_questions.py)
 
 
 def _words(*phrases: str) -> re.Pattern[str]:
@@ -268,4 +270,5 @@ def classify(query: str, now: datetime | None = None) -> Intent:
         cues=cues,
         about_replies=asks_about_replies(query),
         advice=asks_for_advice(query),
+        slots=asked_slots(query),
     )

@@ -111,6 +111,12 @@ class Rewrite:
     query: str  # the question with the name in their place
 
 
+def names_relation(query: str) -> bool:
+    """The question names someone by relation ("Rosa's husband", "her son"): only then
+    are the candidates' texts read for aliases (a regex over every hit is not free)."""
+    return _MENTION.search(query) is not None
+
+
 def aliases(texts: Iterable[str]) -> list[Alias]:
     """Every "<owner>'s <relation> <Name>" the texts state, in order, de-duplicated."""
     out: dict[tuple[str, str, str], Alias] = {}
