@@ -75,6 +75,17 @@ def told(settings: Settings, worker: WorkerProcess) -> Iterator[tuple[Memory, di
                     run_id=f"s{i}",
                     occurred_at=T0 + timedelta(days=7 * i),
                 )
+        # every turn extracted before the first recall: listing records no access, while
+        # polling with recalls would give the memories found first use (activation) the
+        # others lack
+        deadline = time.monotonic() + 45
+        for name, (_speaker, turns) in STORIES.items():
+            while time.monotonic() < deadline:
+                rows = mem.get_all(namespace=spaces[name])["results"]
+                sources = {t for r in rows for t in r.get("source_turn_ids") or ()}
+                if len(sources) >= len(turns):
+                    break
+                time.sleep(0.5)
         yield mem, spaces
 
 
