@@ -72,7 +72,7 @@ class Learner:
                 memory_ids=(memory_id,), outcome="positive" if useful else "negative"
             )
             state = self.q.get(memory_id, QState(0.5))
-            for change in plan_q_updates({memory_id: state}, view, None, at):
+            for change in plan_q_updates({memory_id: state}, view, None, at, scoped=bool(scope)):
                 env = make_event(
                     QValueUpdated(
                         memory_id=memory_id,

@@ -246,7 +246,7 @@ class Learning:
         scope = {EVIDENCE_KEY: asked} if asked else {}
         out: list[tuple[Any, str]] = []
         for change in plan_q_updates(
-            qstates, FeedbackView.of(fb), recall, env.occurred_at, self.alpha
+            qstates, FeedbackView.of(fb), recall, env.occurred_at, self.alpha, bool(asked)
         ):
             out.append(
                 (

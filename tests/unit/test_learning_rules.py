@@ -25,6 +25,7 @@ from memstream.core.evolution import (
     merge_candidates,
 )
 from memstream.core.qlearning import (
+    SCOPED_NEGATIVE_SHARE,
     FeedbackView,
     QState,
     credit_weight,
@@ -117,6 +118,22 @@ def test_correction_flag_reaches_the_change() -> None:
     fb = FeedbackView(("a",), None, "correction")
     (change,) = plan_q_updates({"a": QState(0.7)}, fb, None, AT)
     assert change.wants_correction_link and change.new_q < 0.7
+
+
+def test_a_negative_scoped_to_its_question_moves_the_shared_q_less() -> None:
+    states = {"a": QState(0.6, AT)}
+
+    def step(outcome: str, scoped: bool) -> float:
+        fb = FeedbackView(("a",), None, outcome)  # type: ignore[arg-type]
+        (change,) = plan_q_updates(states, fb, None, AT, scoped=scoped)
+        return change.alpha
+
+    assert step("negative", True) == pytest.approx(0.1 * SCOPED_NEGATIVE_SHARE)
+    assert step("negative", False) == pytest.approx(0.1)
+    # an answer, a harmful memory and a wrong one count for every question
+    assert step("positive", True) == pytest.approx(0.1)
+    assert step("very_negative", True) == pytest.approx(0.2)
+    assert step("correction", True) == pytest.approx(0.1)
 
 
 # --- co-activation ---------------------------------------------------------------------
