@@ -29,7 +29,10 @@ retention from ``core.lifecycle.retention``).
        ``access_frequency`` (>= ``access_min`` accesses within ``access_window``),
        ``sustained_q`` (Q >= ``q_core`` continuously since ``q_high_since``, at least
        ``q_sustain`` ago), ``shared_entity`` (>= ``entity_min`` active memories, this
-       one included, share one of its entities).
+       one included, share one of its entities; working -> core only: a peripheral
+       memory comes back by use, so structure never undoes a forgetting decision — the
+       lifecycle sends a contradicted or useless memory dormant while its entity's other
+       memories are still there).
     One step per call: the next evaluation may take the next, with its own event.
 ``entity_group_sizes(memories) -> dict[id, int]``: the ``entity_group`` field for every
 memory, from (memory id, entities) of the active memories of one namespace.
@@ -169,7 +172,7 @@ def tier_change(
                 "sustained_days": round((at - memory.q_high_since).total_seconds() / 86_400, 3),
             },
         )
-    if memory.entity_group >= config.entity_min:
+    if memory.entity_group >= config.entity_min and memory.tier != "peripheral":
         return (
             up,
             "shared_entity",

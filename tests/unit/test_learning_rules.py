@@ -244,9 +244,15 @@ def test_promotion_by_sustained_q_needs_seven_days() -> None:
 def test_promotion_by_shared_entity_and_one_step_at_a_time() -> None:
     sizes = entity_group_sizes([("a", ["Ana"]), ("b", ["ana", "Bob"]), ("c", ["ANA"]), ("d", [])])
     assert sizes == {"a": 3, "b": 3, "c": 3, "d": 1}
-    change = tier_change(tier_view(tier="peripheral", entity_group=3), AT)
-    assert change is not None and change[:2] == ("working", "shared_entity")
+    change = tier_change(tier_view(tier="working", entity_group=3), AT)
+    assert change is not None and change[:2] == ("core", "shared_entity")
     assert tier_change(tier_view(tier="core", entity_group=3), AT) is None
+    # a dormant memory (the lifecycle's utility floor, a contradiction) comes back by use
+    # only, not because its entity's other memories are still there
+    assert tier_change(tier_view(tier="peripheral", entity_group=3), AT) is None
+    accesses = tuple(ago(days=d) for d in range(5))
+    back = tier_change(tier_view(tier="peripheral", entity_group=3, access_times=accesses), AT)
+    assert back is not None and back[:2] == ("working", "access_frequency")
 
 
 def test_the_subject_itself_is_not_a_shared_entity() -> None:
