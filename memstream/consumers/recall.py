@@ -39,10 +39,12 @@ from memstream.core.recall_gate import (
     abbreviated_explain,
     abbreviated_text,
     abbreviates,
+    asked_names,
     confidence,
     coverage,
     nothing_relevant,
     should_retrieve,
+    unknown_names,
     withholds,
 )
 from memstream.core.relation_alias import aliases, names_relation, rewrites
@@ -138,6 +140,12 @@ class RecallResult:
             ),
             # relations the question named, searched for by name too (core.relation_alias)
             **({"renamed": self.details["renamed"]} if "renamed" in self.details else {}),
+            # names the question asked about that no memory holds (core.recall_gate)
+            **(
+                {"unknown_names": self.details["unknown_names"]}
+                if "unknown_names" in self.details
+                else {}
+            ),
             # a low-confidence answer held back (core.recall_gate): how many results it had
             **({"withheld": self.details["withheld"]} if "withheld" in self.details else {}),
             **({"abbreviated": True} if self.details.get("abbreviated") else {}),
@@ -480,7 +488,26 @@ class RecallService:
             for mid, score, via in answer
         ]
         match = self._match(query, query_vectors, top, vectors, states, hits)
-        gated = nothing_relevant(match)
+        # a question only about names no candidate holds asks about what was never said
+        # (under a filter the candidates are a subset: a name outside it may be known)
+        names = asked_names(intent.entities) if only is None and allowed is None else ()
+        unknown = (
+            unknown_names(
+                names,
+                [
+                    text
+                    for mid in ids
+                    for text in (
+                        states[mid].text,
+                        str(hits[mid].payload.extra.get("source_text", "")),
+                        *states[mid].entities,
+                    )
+                ],
+            )
+            if names
+            else ()
+        )
+        gated = nothing_relevant(match) or (bool(names) and len(unknown) == len(names))
         label = "skipped" if gated else confidence(top)
         return _shaped(
             label,
@@ -493,6 +520,7 @@ class RecallService:
             "nothing relevant" if gated else ("low score" if label == "skipped" else None),
             {
                 "match": {"cosine": round(match.cosine, 6), "coverage": round(match.coverage, 6)},
+                **({"unknown_names": list(unknown)} if unknown else {}),
                 "subqueries": subqueries,
                 **(
                     {"renamed": [{"mention": r.mention, "name": r.name} for r in renamed]}

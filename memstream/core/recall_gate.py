@@ -59,6 +59,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
+from memstream.core.calendar_words import MONTH_NAMES, WEEKDAYS
 from memstream.core.scoring import Scored
 from memstream.core.signal_patterns import SLASH_COMMAND_RE
 from memstream.core.signals import scan
@@ -143,6 +144,43 @@ def coverage(
     blob = "\n".join(dict.fromkeys(documents)).casefold()
     found = sum(1 for w in wanted if re.search(r"(?<!\w)" + re.escape(w), blob))
     return found / len(wanted)
+
+
+def _name_stem(name: str) -> str:
+    """A name as it begins the words that hold it: case folded, without a possessive or a
+    plural "s" ("the Okafors" finds "Okafor", "Tuesdays" finds "Tuesday")."""
+    n = name.casefold().strip()
+    for tail in ("'s", "\u2019s"):
+        n = n.removesuffix(tail)
+    return n[:-1] if len(n) > 3 and n.endswith("s") and not n.endswith("ss") else n
+
+
+_TIME_NAMES: Final = frozenset(m.casefold() for m in MONTH_NAMES) | frozenset(WEEKDAYS)
+
+
+def asked_names(entities: Sequence[str]) -> tuple[str, ...]:
+    """The people, places and things a question names (``core.intent``'s entities); month
+    and weekday names are times, not names."""
+    return tuple(e for e in entities if _name_stem(e) and _name_stem(e) not in _TIME_NAMES)
+
+
+def unknown_names(names: Sequence[str], documents: Sequence[str]) -> tuple[str, ...]:
+    """The ``names`` some word of which begins no word of any of ``documents`` ("Mel" finds
+    "Melanie").
+    Recall passes every candidate the search found, whose sparse channel brings up a
+    memory naming a rare name whenever one exists: a name none of them holds is one
+    nothing is known about, and a question only about such names is answered "nothing
+    relevant" (it asks about what was never said)."""
+    if not names:
+        return ()
+    blob = "\n".join(dict.fromkeys(documents)).casefold()
+
+    def said(word: str) -> bool:
+        return re.search(r"(?<!\w)" + re.escape(_name_stem(word)), blob) is not None
+
+    # a name of several words ("Ana Porto" when the finder joined two names, "The Poppy
+    # War") is known when each of its words is
+    return tuple(n for n in names if not all(said(w) for w in n.split() if _name_stem(w)))
 
 
 def nothing_relevant(match: Match, floor: RelevanceFloor = DEFAULT_FLOOR) -> bool:

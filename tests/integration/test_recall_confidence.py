@@ -1,6 +1,6 @@
 """Recall quality through the broker, with the defaults and the rule extractor: an
-off-topic question is answered "nothing relevant" by the absolute confidence gate, its
-results withheld unless asked for (``include_low_confidence``), while on-topic ones are not; a question naming a month finds the memory of that month first
+off-topic question, or one only about someone never mentioned, is answered "nothing
+relevant" by the absolute confidence gate, its results withheld unless asked for (``include_low_confidence``), while on-topic ones are not; a question naming a month finds the memory of that month first
 among memories that match it equally well in words; a dream-cycle summary cites its
 members' turns and is folded behind them, so it never pushes them out of a recall."""
 
@@ -78,6 +78,22 @@ def test_off_topic_question_is_answered_nothing_relevant(settings: Settings, sto
         settings, "recall", question, "--namespace", story, "--json", "--include-low-confidence"
     )
     assert len(loud["results"]) == quiet["withheld"], loud
+
+
+def test_a_question_about_someone_never_mentioned_is_answered_nothing_relevant(
+    settings: Settings, story: str
+) -> None:
+    with Memory(settings=settings) as mem:
+        # its words match the hikes well; the person was never mentioned
+        rui = mem.recall("Where did Rui go hiking?", namespace=story)
+        assert rui["confidence"] == "skipped" and rui["skipped_reason"] == "nothing relevant"
+        assert rui["unknown_names"] == ["Rui"] and rui["results"] == [], rui
+        clara = mem.recall("Where did Clara go hiking?", namespace=story)
+        assert clara["confidence"] != "skipped" and "unknown_names" not in clara, clara
+        assert "Dolomites" in clara["results"][0]["text"]
+        # one known name is enough for an answer; the unknown one is named
+        both = mem.recall("Did Clara and Rui go hiking together?", namespace=story)
+        assert both["confidence"] != "skipped" and both["unknown_names"] == ["Rui"], both
 
 
 @pytest.mark.parametrize(
