@@ -32,7 +32,7 @@ def facts(text: str, at: datetime = T0) -> list[Fact]:
     ("said", "text", "slot", "replaces"),
     [
         ("Actually I moved from Lisbon to Porto.", "Maya lives in Porto", "location", ()),
-        ("I relocated to Porto last month.", "Maya relocated to Porto in February 2024", "location", ()),
+        ("I relocated to Porto last month.", "Maya lives in Porto", "location", ()),
         ("I left Acme and joined Initech as a data engineer.",
          "Maya works at Initech as a data engineer", "employer", ()),
         ("I switched jobs, now I work at Initech.", "Maya works at Initech", "employer", ()),

@@ -273,7 +273,7 @@ def detect_slot_worded(
 
 _MOVED = re.compile(
     r"^(?P<subj>.+?) (?:has |had )?(?:just |recently |finally |now )?(?:moved|relocated)"
-    r"(?: back| away)? from (?P<from>.+?) (?:to|into) "
+    r"(?: back| away)?(?: from (?P<from>.+?))? (?:to|into) "
     r"(?P<place>(?-i:[A-Z])[\w.'’-]*(?: (?-i:[A-Z])[\w.'’-]*)*)",
     re.I,
 )
@@ -288,7 +288,7 @@ _JOINED = re.compile(
 
 def restated(text: str, slot: str | None) -> str | None:
     """The state an explicit change leads to, or None: "Maya moved from Lisbon to Porto in
-    February 2024" -> "Maya lives in Porto", "Maya left Acme and joined Initech" -> "Maya
+    February 2024" (or "moved to Porto last month") -> "Maya lives in Porto", "Maya left Acme and joined Initech" -> "Maya
     works at Initech", so that "where do I live?" meets the answer in its words and the new
     value stands alone in its slot (the old one is in the event, said as it was)."""
     if slot == "location":
