@@ -4,7 +4,9 @@ on the project's own set and on BEAM 100K (dev and test split; report test).
 Figure names other tools look for: ``evidence recall@<k> BEAM test`` (turn-budgeted, the
 headline), ``evidence recall@<k> BEAM test <ability>``, ``... BEAM dev ...``, ``... own
 ...``, ``... plain`` (memory-level, a many-turn memory counts whole), ``BEAM test abstention
-questions answered nothing relevant`` and ``memories starting with an unresolved pronoun``
+questions answered nothing relevant``, ``off-topic questions answered nothing relevant`` (each
+answerable question asked of the next conversation of its set), ``answerable questions
+answered nothing relevant`` and ``memories starting with an unresolved pronoun``
 (a share in [0, 1]). The ``evidence recall@<k> vs BM25 over turns`` figures are the own
 set's plain recall, as the project reported it before the external set.
 """
@@ -125,6 +127,32 @@ def run() -> list[Figure]:
                 a["skipped"] / a["questions"] if a["questions"] else 0.0,
                 "share",
                 notes=f"{a['skipped']} of {a['questions']}: the confidence gate said 'skipped'",
+            )
+        )
+    gates = [r["gate"] for r in sets.values() if "gate" in r]
+    probes = sum(g["probes"] for g in gates)
+    if probes:
+        answerable = sum(g["answerable"] for g in gates)
+        missed = sum(g["nothing_relevant"] for g in gates)
+        refused = sum(g["probes_nothing_relevant"] for g in gates)
+        figures.append(
+            Figure(
+                "off-topic questions answered nothing relevant",
+                refused / probes,
+                "share",
+                notes=(
+                    f"{refused} of {probes}: each answerable question asked of the next "
+                    f"conversation of its set instead ({', '.join(sets)})"
+                ),
+            )
+        )
+        figures.append(
+            Figure(
+                "answerable questions answered nothing relevant",
+                missed / answerable if answerable else 0.0,
+                "share",
+                better="lower",
+                notes=f"{missed} of {answerable} ({', '.join(sets)}): their answers withheld",
             )
         )
     memories = sum(r["memories"] for r in sets.values())

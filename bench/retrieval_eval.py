@@ -44,6 +44,7 @@ from bench.eval_data import load_conversations, load_questions
 from bench.offline_pipeline import configured_embedder, run_offline
 from memstream.consumers.recall import RecallResult, RecallService
 from memstream.core.embedding import Embedder
+from memstream.core.recall_gate import NOTHING_RELEVANT
 from memstream.core.sparse import BM25Encoder
 from memstream.core.tokens import tokenize
 from memstream.projections.port import LogRecord
@@ -256,6 +257,10 @@ def evaluate_set(
     }
     walked = {"questions": 0, "reached": 0}
     abstention = {"questions": 0, "skipped": 0}
+    # answerable questions answered "nothing relevant" in their own conversation (a miss),
+    # and asked of the next conversation instead (off-topic probes: there it is right)
+    gated = {"answerable": 0, "nothing_relevant": 0, "probes": 0, "probes_nothing_relevant": 0}
+    spaces = sorted({q["namespace"] for q in eval_set.questions})
     try:
         for q in eval_set.questions:
             result = pipeline.ask(q)
@@ -267,6 +272,13 @@ def evaluate_set(
                 abstention["skipped"] += result.confidence == "skipped"
             if not evidence:
                 continue
+            gated["answerable"] += 1
+            gated["nothing_relevant"] += result.skipped_reason == NOTHING_RELEVANT
+            if len(spaces) > 1:
+                other = spaces[(spaces.index(q["namespace"]) + 1) % len(spaces)]
+                probe = pipeline.ask({**q, "namespace": other, "as_of": None}, k=10)
+                gated["probes"] += 1
+                gated["probes_nothing_relevant"] += probe.skipped_reason == NOTHING_RELEVANT
             groups = [r.source_turn_ids for r in result.results]
             scores["memstream"].add(q["kind"], budgeted(evidence, groups))
             graph = result.details.get("graph")
@@ -293,6 +305,7 @@ def evaluate_set(
         "memories": len(pipeline.memories),
         "pronoun_memories": sum(map(starts_with_unresolved_pronoun, pipeline.memories)),
         "abstention": abstention,
+        "gate": gated,
         "graph": walked,
         "recall": {n: {f"@{k}": round(s.mean(k), 4) for k in KS} for n, s in scores.items()},
         "by_kind": {
