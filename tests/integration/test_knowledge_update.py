@@ -109,3 +109,31 @@ def test_the_history_stays_reachable_for_a_question_about_then(
         then = mem.recall("Where did Maya live in January 2024?", namespace=ns)
     top = [r["text"] for r in then["results"]]
     assert top and "Lisbon" in top[0], top
+
+
+def test_a_move_without_its_origin_answers_where_one_lives(
+    settings: Settings, worker: WorkerProcess
+) -> None:
+    """Tried as a new user would: "I moved to Porto last month" gave only the event, and
+    "where does Maya live?" found her sister's "lives two streets away" first."""
+    ns = f"ku-move-{int(time.time() * 1000) % 10**9}"
+    turns = [
+        "I moved to Porto last month, the rent is much lower than in Lisbon.",
+        "My sister Ana lives two streets away, she works as a nurse.",
+    ]
+    with Memory(settings=settings) as mem:
+        mem.add(
+            [{"role": "user", "content": t, "speaker": "Maya"} for t in turns],
+            namespace=ns,
+            run_id="s1",
+            occurred_at=MARCH,
+        )
+        texts = eventually(
+            lambda: {r["memory"] for r in mem.get_all(namespace=ns)["results"]},
+            lambda found: "Maya lives in Porto" in found and any("Ana" in t for t in found),
+        )
+        assert "Maya lives in Porto" in texts, texts
+        assert any(t.startswith("Maya moved to Porto in February 2024") for t in texts), texts
+        found = mem.recall("Where does Maya live?", namespace=ns)
+    top = [r["text"] for r in found["results"]]
+    assert top and top[0] == "Maya lives in Porto", top
