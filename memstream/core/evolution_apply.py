@@ -147,7 +147,8 @@ def refined_text(text: str, subject: str | None, created_at: datetime) -> str | 
     if name and _PRONOUN.match(out) and not _names(out, name):
         # the subject named later in the text: the pronoun is someone else ("They asked
         # Tomas to lead the department"); subjects are kept lower-case, names are not
-        out = _PRONOUN.sub(name[:1].upper() + name[1:], out, count=1)
+        named = name[:1].upper() + name[1:]
+        out = _PRONOUN.sub(lambda _m: named, out, count=1)  # a name is text, not a template
     for pattern, days in _RELATIVE:
         if pattern.search(out):
             out = pattern.sub(_date(created_at + timedelta(days=days)), out, count=1)

@@ -36,6 +36,10 @@ def facts(text: str, at: datetime = T0) -> list[Fact]:
         ("I left Acme and joined Initech as a data engineer.",
          "Maya works at Initech as a data engineer", "employer", ()),
         ("I switched jobs, now I work at Initech.", "Maya works at Initech", "employer", ()),
+        ("I started a new job at Initech as a data engineer.",
+         "Maya works at Initech as a data engineer", "employer", ()),
+        ("I got a job at Google!", "Maya works at Google", "employer", ()),
+        ("I'm now living in Berlin.", "Maya is now living in Berlin", "location", ()),
         ("I'm now working at Initech.", "Maya is now working at Initech", "employer", ()),
         ("I prefer Rust over Go now.", "Maya prefers Rust over Go now", "preference:go|rust", ("go",)),
         ("I switched from Go to Rust.", "Maya switched from Go to Rust", "preference:go|rust", ("go",)),
@@ -50,6 +54,13 @@ def test_a_change_names_its_slot(
     found = {f.text: f for f in facts(said)}
     assert text in found, list(found)
     assert (found[text].slot, found[text].replaces) == (slot, replaces)
+
+
+def test_someone_joined_or_left_is_no_employer() -> None:
+    # a company joined is an employer; a person joined for dinner is not, nor left somewhere
+    assert [f.slot for f in facts("I joined Stripe in March.")] == ["employer"]
+    for said in ("I joined Kelly for dinner.", "I left Tom at the station."):
+        assert [f.slot for f in facts(said)] == [None], said
 
 
 def test_a_move_keeps_the_event_beside_the_state() -> None:

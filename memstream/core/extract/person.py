@@ -251,4 +251,5 @@ def _untautology(text: str, name: str) -> str:
     if said not in text:
         return text
     text = re.sub(rf"\b{re.escape(said)}(?:\s*[,;]|\s+and)\s+(?={re.escape(name)}\b)", "", text)
-    return re.sub(rf"\b{re.escape(said)}\b(?!['’])", f"{name}'s name is {name}", text)
+    named = f"{name}'s name is {name}"  # a function: a name is text, never a template
+    return re.sub(rf"\b{re.escape(said)}\b(?!['’])", lambda _m: named, text)

@@ -74,12 +74,14 @@ _SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"started working|is employed|no longer works?|"
             r"was employed|was hired|got hired|got a job|got a new job|started a (?:new )?job|landed a job|"
             r"is interning|interns|is an intern|does not work|did not work|is not working)(?: \w+){0,2}? (?:at|for|by|with)\s+"
-            r"|(?:joined|now works for|quit|left|was laid off from|got laid off from) (?=(?-i:[A-Z])))",
+            r"|(?:joined|now works for|quit|left|was laid off from|got laid off from) (?=(?-i:[A-Z]))"
+            # "joined Kelly for dinner", "left Tom at the station": company, not someone met
+            r"(?!(?-i:[A-Z])[\w&.'’-]*(?: (?-i:[A-Z])[\w&.'’-]*)* (?:for|at|on|with|to|by)\b))",
         ),
         (
             "location",
             _SUBJ
-            + r"(?:lives?|lived|is living|has lived|has been living|moved|has moved|relocated|has relocated|"
+            + r"(?:lives?|lived|is (?:now |currently |still )?living|has lived|has been living|moved|has moved|relocated|has relocated|"
             r"is based|is located|resides?|resided|is staying|is moving|will move|will be moving|is relocating|"
             r"settled|is settling|does not live|no longer lives)(?: back| away)?"
             # "moved from Lisbon to Porto": the new place is the value (a tech name is a switch)
@@ -278,8 +280,12 @@ _MOVED = re.compile(
     re.I,
 )
 _JOINED = re.compile(
-    r"^(?P<subj>.+?) (?:left|quit) .+? and (?:has |had )?(?:just |recently |now )?"
-    r"(?:joined|started (?:working )?at|got a (?:new )?job at|started a (?:new )?job at) "
+    r"^(?P<subj>.+?) (?:(?:left|quit) .+? and (?:has |had )?(?:just |recently |now )?"
+    r"(?:joined|started (?:working )?at|got a (?:new )?job at|started a (?:new )?job at)"
+    # a new job said without the old one; a bare "joined" only after "left ... and"
+    r"|(?:has |had )?(?:just |recently |finally |now )?(?:started (?:working|work) at|"
+    r"got a (?:new )?job at|started a (?:new )?job at|landed a (?:new )?job at|"
+    r"(?:was|got) hired (?:at|by))) "
     r"(?P<org>(?-i:[A-Z])[\w&.'’-]*(?: (?-i:[A-Z])[\w&.'’-]*)*)"
     r"(?P<role> as (?:an? )?[\w -]+?)?(?=$|[,.;]| (?:on|in|at|since|last|this)\b)",
     re.I,
@@ -288,8 +294,8 @@ _JOINED = re.compile(
 
 def restated(text: str, slot: str | None) -> str | None:
     """The state an explicit change leads to, or None: "Maya moved from Lisbon to Porto in
-    February 2024" (or "moved to Porto last month") -> "Maya lives in Porto", "Maya left Acme and joined Initech" -> "Maya
-    works at Initech", so that "where do I live?" meets the answer in its words and the new
+    February 2024" (or "moved to Porto last month") -> "Maya lives in Porto", "Maya left Acme and joined Initech" (or "started a
+    new job at Initech") -> "Maya works at Initech", so that "where do I live?" meets the answer in its words and the new
     value stands alone in its slot (the old one is in the event, said as it was)."""
     if slot == "location":
         m = _MOVED.match(text)
