@@ -50,7 +50,14 @@ def test_strong_words_about_the_weather_stay_trivial() -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["My sister Ana lives in Porto.", "I met Tomas at the Lisbon marathon."]
+    "text",
+    [
+        "My sister Ana lives in Porto.",
+        "I met Tomas at the Lisbon marathon.",
+        # a habit changed or a way of working: kept past the archival of trivia
+        "I stopped drinking coffee.",
+        "I work remotely from home.",
+    ],
 )
 def test_ordinary_named_facts_sit_mid(text: str) -> None:
     assert ARCHIVE_BELOW + 0.05 < importance(text) < 0.8

@@ -287,7 +287,9 @@ _LIFE_WORDS = wordset(
     "promoted retired retiring moved moving move adopted adopting injured broke cancer baby "
     "wedding proposed job offer accepted news started lessons house apartment "
     # habits: what someone does every time is asked about, what they did once less so
-    "every usually often daily weekly nightly weekends"
+    "every usually often daily weekly nightly weekends "
+    # a habit or a way of working changed: "stopped drinking coffee", "works remotely"
+    "stopped anymore remotely"
 )
 _NOT_NAMES = frozenset({"I", "I'm", "I've", "I'll", "I'd", "User"})
 
