@@ -491,22 +491,7 @@ class RecallService:
         # a question only about names no candidate holds asks about what was never said
         # (under a filter the candidates are a subset: a name outside it may be known)
         names = asked_names(intent.entities) if only is None and allowed is None else ()
-        unknown = (
-            unknown_names(
-                names,
-                [
-                    text
-                    for mid in ids
-                    for text in (
-                        states[mid].text,
-                        str(hits[mid].payload.extra.get("source_text", "")),
-                        *states[mid].entities,
-                    )
-                ],
-            )
-            if names
-            else ()
-        )
+        unknown = unknown_names(names, _said_by(ids, states, hits)) if names else ()
         gated = nothing_relevant(match) or (bool(names) and len(unknown) == len(names))
         label = "skipped" if gated else confidence(top)
         return _shaped(
@@ -709,6 +694,19 @@ class RecallService:
             str(hits[mid].payload.extra.get("source_text", "")) for mid in shown
         ]
         return Match(cosine, coverage(query, documents))
+
+
+def _said_by(ids: Sequence[str], states: dict[str, MemoryState], hits: dict[str, Hit]) -> list[str]:
+    """What the candidates say: their texts, source turns and entities."""
+    return [
+        text
+        for mid in ids
+        for text in (
+            states[mid].text,
+            str(hits[mid].payload.extra.get("source_text", "")),
+            *states[mid].entities,
+        )
+    ]
 
 
 #: an archived memory's score, when the caller asks for archived memories too

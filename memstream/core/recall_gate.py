@@ -34,7 +34,11 @@ embedder, cosine < 0.22 and coverage < 0.25 skipped 1% of the own set's question
 of BEAM dev's, and 54% / 32% of the questions asked of the other set's conversations (long
 conversations share many words with any question: the floor stays low on purpose). Questions on the topic of a
 conversation whose detail was never said (BEAM's abstention questions) share its words and
-pass: telling those apart needs a reader, not a retrieval score.
+pass: telling those apart needs a reader, not a retrieval score. A question whose every name
+(``asked_names``: people, places, things; months and weekdays are times) is held by no
+candidate (``unknown_names``) is "nothing relevant" too: it asks about someone or something
+never mentioned ("Where did Rui go hiking?" answered with the hikes of others). Not under a
+filter, whose candidates are a subset of what is known.
 
 What the label does to the answer (``shaped``), unless the caller asks for everything
 (``include_low_confidence``, which a benchmark of the ranking always sets):
@@ -166,11 +170,9 @@ def asked_names(entities: Sequence[str]) -> tuple[str, ...]:
 
 def unknown_names(names: Sequence[str], documents: Sequence[str]) -> tuple[str, ...]:
     """The ``names`` some word of which begins no word of any of ``documents`` ("Mel" finds
-    "Melanie").
-    Recall passes every candidate the search found, whose sparse channel brings up a
-    memory naming a rare name whenever one exists: a name none of them holds is one
-    nothing is known about, and a question only about such names is answered "nothing
-    relevant" (it asks about what was never said)."""
+    "Melanie"). Recall passes what every candidate the search found says, and the sparse
+    channel brings up a memory naming a rare name whenever one exists: a name none of
+    them holds is one nothing is known about."""
     if not names:
         return ()
     blob = "\n".join(dict.fromkeys(documents)).casefold()
