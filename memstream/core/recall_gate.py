@@ -170,7 +170,8 @@ def asked_names(entities: Sequence[str]) -> tuple[str, ...]:
 
 def unknown_names(names: Sequence[str], documents: Sequence[str]) -> tuple[str, ...]:
     """The ``names`` some word of which begins no word of any of ``documents`` ("Mel" finds
-    "Melanie"). Recall passes what every candidate the search found says, and the sparse
+    "Melanie"; a name of five letters or more by its start, all but its last three letters
+    and at least four: "PostgreSQL" finds "Postgres"). Recall passes what every candidate the search found says, and the sparse
     channel brings up a memory naming a rare name whenever one exists: a name none of
     them holds is one nothing is known about."""
     if not names:
@@ -178,7 +179,10 @@ def unknown_names(names: Sequence[str], documents: Sequence[str]) -> tuple[str, 
     blob = "\n".join(dict.fromkeys(documents)).casefold()
 
     def said(word: str) -> bool:
-        return re.search(r"(?<!\w)" + re.escape(_name_stem(word)), blob) is not None
+        stem = _name_stem(word)
+        # a long name by its start: "PostgreSQL" is known from "Postgres 16"
+        head = stem if len(stem) <= 4 else stem[: max(4, len(stem) - 3)]
+        return re.search(r"(?<!\w)" + re.escape(head), blob) is not None
 
     # a name of several words ("Ana Porto" when the finder joined two names, "The Poppy
     # War") is known when each of its words is

@@ -24,6 +24,9 @@ def test_a_name_no_document_holds_is_unknown() -> None:
 def test_a_short_form_plural_or_possessive_finds_the_name() -> None:
     assert unknown_names(["Mel"], ["Melanie paints"]) == ()
     assert unknown_names(["the Okafors", "Okafors", "Clara's"], DOCS) == ()
+    # a long name by its start: another form of it ("Postgres" for "PostgreSQL")
+    assert unknown_names(["PostgreSQL"], ["We run Postgres 16"]) == ()
+    assert unknown_names(["Kubernetes"], ["We run Postgres 16"]) == ("Kubernetes",)
     # inside another word is no mention: "Ana" is not in "Banana"
     assert unknown_names(["Ana"], ["a banana bread recipe"]) == ("Ana",)
 
