@@ -59,7 +59,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
@@ -145,9 +145,15 @@ def coverage(
     wanted = set(tokenizer(query))
     if not wanted:
         return 1.0
+    begins = _word_starts(documents)
+    return sum(1 for w in wanted if begins(w)) / len(wanted)
+
+
+def _word_starts(documents: Sequence[str]) -> Callable[[str], bool]:
+    """Whether a (folded) prefix begins a word of any of ``documents``: one folded text,
+    searched as is, never tokenised (``coverage`` and ``unknown_names`` share it)."""
     blob = "\n".join(dict.fromkeys(documents)).casefold()
-    found = sum(1 for w in wanted if re.search(r"(?<!\w)" + re.escape(w), blob))
-    return found / len(wanted)
+    return lambda prefix: re.search(r"(?<!\w)" + re.escape(prefix), blob) is not None
 
 
 def _name_stem(name: str) -> str:
@@ -165,24 +171,22 @@ _TIME_NAMES: Final = frozenset(m.casefold() for m in MONTH_NAMES) | frozenset(WE
 def asked_names(entities: Sequence[str]) -> tuple[str, ...]:
     """The people, places and things a question names (``core.intent``'s entities); month
     and weekday names are times, not names."""
-    return tuple(e for e in entities if _name_stem(e) and _name_stem(e) not in _TIME_NAMES)
+    return tuple(e for e in entities if (stem := _name_stem(e)) and stem not in _TIME_NAMES)
 
 
 def unknown_names(names: Sequence[str], documents: Sequence[str]) -> tuple[str, ...]:
     """The ``names`` some word of which begins no word of any of ``documents`` ("Mel" finds
     "Melanie"; a name of five letters or more by its start, all but its last three letters
-    and at least four: "PostgreSQL" finds "Postgres"). Recall passes what every candidate the search found says, and the sparse
-    channel brings up a memory naming a rare name whenever one exists: a name none of
-    them holds is one nothing is known about."""
+    and at least four: "PostgreSQL" finds "Postgres"). Recall passes what every candidate
+    the search found says, and the sparse channel brings up a memory naming a rare name
+    whenever one exists: a name none of them holds is one nothing is known about."""
     if not names:
         return ()
-    blob = "\n".join(dict.fromkeys(documents)).casefold()
+    begins = _word_starts(documents)
 
     def said(word: str) -> bool:
         stem = _name_stem(word)
-        # a long name by its start: "PostgreSQL" is known from "Postgres 16"
-        head = stem if len(stem) <= 4 else stem[: max(4, len(stem) - 3)]
-        return re.search(r"(?<!\w)" + re.escape(head), blob) is not None
+        return begins(stem if len(stem) <= 4 else stem[: max(4, len(stem) - 3)])
 
     # a name of several words ("Ana Porto" when the finder joined two names, "The Poppy
     # War") is known when each of its words is
