@@ -48,7 +48,7 @@ from memstream.core.recall_gate import NOTHING_RELEVANT
 from memstream.core.sparse import BM25Encoder
 from memstream.core.tokens import tokenize
 from memstream.projections.port import LogRecord
-from memstream.projections.qdrant_projection import QdrantProjection
+from memstream.projections.qdrant_projection import DENSE_DOCUMENT, QdrantProjection
 from memstream.projections.retrieval import CollectionSpec, EdgeRetrievalStore
 from memstream.schemas.envelope import encode
 
@@ -225,7 +225,8 @@ def build_pipeline(turns: Sequence[dict[str, Any]]) -> Pipeline:
     run = run_offline(turns)
     embedder, sparse = configured_embedder(), BM25Encoder()
     store = EdgeRetrievalStore(
-        tempfile.mkdtemp(prefix="memstream-eval-"), CollectionSpec.for_models(embedder, sparse)
+        tempfile.mkdtemp(prefix="memstream-eval-"),
+        CollectionSpec.for_models(embedder, sparse, dense_document=DENSE_DOCUMENT),
     )
     projection = QdrantProjection(store, "eval.memory.log", embedder, sparse)
     projection.apply(

@@ -85,6 +85,14 @@ def normalize_rows(matrix: NDArray[Any]) -> Matrix:
     return out
 
 
+def blend_with_context(texts: Matrix, contexts: Matrix, weight: float) -> Matrix:
+    """Unit rows of ``text + weight * context``: a memory's vector leaning towards the turn it
+    was cut from, so a question worded like the turn finds the memory as well."""
+    if texts.shape != contexts.shape:
+        raise ValueError(f"shapes differ: {texts.shape} and {contexts.shape}")
+    return normalize_rows(texts.astype(np.float32) + np.float32(weight) * contexts)
+
+
 # --- hashing --------------------------------------------------------------------------
 
 

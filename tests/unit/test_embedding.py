@@ -22,6 +22,7 @@ from memstream.core.embedding import (
     HashingEmbedder,
     OpenAIEmbedder,
     SentenceTransformerEmbedder,
+    blend_with_context,
     embedder_from_env,
     normalize_rows,
 )
@@ -256,3 +257,26 @@ def test_settings_choose_the_embedder_and_it_is_built_once() -> None:
     assert gate_embedder(load(env={})).name.startswith("hashing")
     same = load(env={"MEMSTREAM_EMBEDDER": "hashing"})
     assert gate_embedder(same) is embedder(same)
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    st.lists(st.text(min_size=1, max_size=40), min_size=1, max_size=5),
+    st.floats(min_value=0, max_value=3),
+)
+def test_blend_with_context_gives_unit_rows_between_text_and_context(
+    texts: list[str], weight: float
+) -> None:
+    emb = HashingEmbedder()
+    a, b = emb.embed(texts), emb.embed([t[::-1] for t in texts])
+    out = blend_with_context(a, b, weight)
+    assert out.shape == a.shape and out.dtype == np.float32
+    for row, x, y in zip(out, a, b, strict=True):
+        norm = float(np.linalg.norm(row))
+        assert norm == pytest.approx(1.0, abs=1e-5) or norm == 0.0
+        if norm and np.linalg.norm(x):
+            # never further from the text than the context is
+            assert float(row @ x) >= float(y @ x) - 1e-5
+    assert np.allclose(blend_with_context(a, b, 0.0), normalize_rows(a))
+    with pytest.raises(ValueError, match="shapes differ"):
+        blend_with_context(a, b[:, :10], weight)

@@ -8,6 +8,8 @@ import tempfile
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import numpy as np
+
 from memstream.core.embedding import HashingEmbedder
 from memstream.core.facts import Fact
 from memstream.core.gate import GateConfig
@@ -105,3 +107,22 @@ def test_source_text_after_each_event_kind() -> None:
     created = next(e for e in _plan(memory, 0, TURN, "Ann likes dice") if e.type == "MemoryCreated")
     assert source_text_after("stale", created) == created.payload.evidence["source_text"]
     assert source_text_after("kept", _plan(memory, 1, TURN, "Ann likes dice")[-1]) == "kept"
+
+
+def test_the_dense_vector_leans_towards_the_source_turn_and_a_rebuild_remakes_it() -> None:
+    memory = NamespaceMemory("ns", HashingEmbedder())
+    log = _plan(memory, 0, TURN, "Ann is trying to decide where to start with probability")
+    log += _plan(memory, 1, "We adopted a grey kitten named Miso.", "Ann adopted a kitten")
+    store, projection = _store()
+    _apply(projection, log)
+    query = HashingEmbedder().embed(["a chemistry teacher with barely any time"])[0]
+    hits = store.dense_search("ns", query, limit=2)
+    # only the turn says "chemistry teacher": its memory comes first by the dense vector too
+    assert hits[0].payload.text == "Ann is trying to decide where to start with probability"
+    rebuilt, again = _store()
+    _apply(again, log)
+    by_id = {p.memory_id: p.dense for p in store.all("ns", with_vectors=True)}
+    for p in rebuilt.all("ns", with_vectors=True):
+        assert np.allclose(p.dense, by_id[p.memory_id])
+    store.close()
+    rebuilt.close()

@@ -314,11 +314,17 @@ class CollectionSpec:
 
     @classmethod
     def for_models(
-        cls, embedder: DenseModelIdentity, sparse: ModelIdentity, *, prefix: str = "memories"
+        cls,
+        embedder: DenseModelIdentity,
+        sparse: ModelIdentity,
+        *,
+        prefix: str = "memories",
+        dense_document: str = "",
     ) -> CollectionSpec:
-        return cls(
-            embedder.name, embedder.version, embedder.dim, sparse.name, sparse.version, prefix
-        )
+        """``dense_document`` names how the projection makes a point's dense vector from the
+        memory (which texts, how blended): vectors of another recipe are another collection."""
+        version = f"{embedder.version}+{dense_document}" if dense_document else embedder.version
+        return cls(embedder.name, version, embedder.dim, sparse.name, sparse.version, prefix)
 
     @property
     def name(self) -> str:
