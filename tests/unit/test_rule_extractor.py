@@ -330,6 +330,20 @@ def test_a_statement_before_a_closing_question_is_kept_whole() -> None:
     assert texts(said) == ["User prefers writing in the mornings, as User is most focused then"]
 
 
+def test_a_statement_before_an_ask_with_commas_of_its_own_is_kept() -> None:
+    # the ask ("so can you help me ..., considering ...") has commas, and it is not the
+    # sentence's last claim: the preference before it was lost
+    said = (
+        "I'm new to this, and I prefer step-by-step explanations with concrete examples, "
+        "so can you help me calculate the odds of rolling an even number, considering my "
+        "goal is to solve 10 problems by February 1, and I've already finished 5 of them?"
+    )
+    got = texts(said)
+    assert "User prefers step-by-step explanations with concrete examples" in got
+    assert "User's goal is to solve 10 problems by February 1" in got
+    assert not any("can the assistant" in t or "odds of rolling" in t for t in got), got
+
+
 def test_you_know_is_an_interjection_not_the_listener() -> None:
     said = (
         "I prefer a balanced approach, you know, using AI for screening but humans for interviews."

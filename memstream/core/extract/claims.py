@@ -203,6 +203,35 @@ _CLOSING_ASK = re.compile(
 _INTERJECTION = re.compile(r",\s*(?:you know|you see|ya know|y'know),\s*", re.IGNORECASE)
 
 
+# "I prefer worked examples, so can you help me with X, considering my goal is Y?": the ask
+# to the assistant has commas of its own, so _CLOSING_ASK cannot cut it; what comes before
+# it is still a statement, and a reason inside the ask is another
+_ASK_YOU = re.compile(
+    r"^(?P<stmt>.+?),\s*(?:so\s+|and\s+|but\s+)?(?:can|could|would|will)\s+you\b(?P<ask>.+)$",
+    re.IGNORECASE,
+)
+
+
+def _statement(piece: str) -> bool:
+    return bool(
+        FIRST_PERSON.match(piece)
+        and not WONDER.match(piece)
+        and not QUESTION_START.match(piece)
+        and not REASON_CLAUSE.match(piece)
+    )
+
+
+def _question_contents(body: str) -> list[str]:
+    """The statements inside a question: before an ask with commas of its own, and the
+    reason inside that ask; otherwise the one ``_question_content`` finds."""
+    ask = _ASK_YOU.match(body) if "," in body else None
+    if ask and "," in ask.group("ask") and _statement(stmt := ask.group("stmt").strip()):
+        reason = REASON_CLAUSE.search(ask.group("ask"))
+        return [stmt, reason.group(1)] if reason else [stmt]
+    content = _question_content(body)
+    return [content] if content is not None else []
+
+
 def _question_content(body: str) -> str | None:
     """The statement inside a question ("..., since I moved to Boston?"), if any."""
     closing = _CLOSING_ASK.match(body)
@@ -243,11 +272,15 @@ def user_claims(sentence: str, names: frozenset[str]) -> list[Claim]:
         if not body or is_filler_words(words):
             continue
         confidence = _CONF_FIRST_PERSON
-        if question and index == len(raw_claims) - 1:
-            content = _question_content(body)
-            if content is None:
+        # the ask can sit in any claim of a question ("I prefer X, so can you help me with
+        # Y, and I've done Z?"): each such claim keeps only its statements
+        if question and (index == len(raw_claims) - 1 or ("," in body and _ASK_YOU.match(body))):
+            contents = _question_contents(body)
+            if not contents:
                 continue
-            body, confidence = content, _CONF_FROM_QUESTION
+            body, confidence = contents[0], _CONF_FROM_QUESTION
+            # a second statement (the reason inside the ask) is a claim of its own
+            out.extend(Claim(raw, more, confidence) for more in contents[1:])
         intro = _INTRO.match(body) if body[:1] in ("I", "i") else None
         if intro and _GREETING.match(raw):
             out.append(Claim(raw, f"my name is {intro.group('n')}", confidence))
