@@ -1,8 +1,9 @@
 """Self-contained, dated memories through the broker, with the defaults and the rule
 extractor: two speakers over two dated sessions talk in pronouns ("He chewed through my
 charger", "Does she like it?" - "Loves it."), one shares a photo with a few words around
-it; the memories name who and what, carry their dates, and the questions about them find
-them first."""
+it, one answers a question in three words ("Goalie, like his mother."); the memories name
+who and what, carry their dates and the question a short answer answers, and the questions
+about them find them first."""
 
 from __future__ import annotations
 
@@ -45,6 +46,9 @@ SESSIONS: list[tuple[str, datetime, list[tuple[str, str, dict[str, Any]]]]] = [
             ("Caroline", "My sister Ana just got a job at a bakery in Austin.", {}),
             ("Melanie", "Does she like it?", {}),
             ("Caroline", "Loves it. She bakes sourdough every morning.", {}),
+            ("Melanie", "My nephew Leo made the travel hockey team.", {}),
+            ("Caroline", "Amazing! What position does he play?", {}),
+            ("Melanie", "Goalie, like his mother.", {}),
         ],
     ),
 ]
@@ -55,6 +59,8 @@ EXPECTED = {
     "What does Ana bake every morning?": "Ana bakes sourdough every morning",
     "Does Ana like her job at the bakery?": "Ana loves the job at a bakery",
 }
+# A short answer keeps the question it answers: cut alone it would say nothing.
+ANSWER = 'Asked "What position does he play?", Melanie said: "Goalie, like his mother."'
 # A memory that opens with one of these leans on a turn it does not carry.
 PRONOUN = re.compile(
     r"^(?:it|its|it's|they|them|their|this|that|these|those|he|him|his|she|her)\b", re.I
@@ -87,7 +93,8 @@ def conversation(settings: Settings, worker: WorkerProcess) -> tuple[str, list[s
         def texts() -> list[str]:
             return [r["memory"] for r in mem.get_all(namespace=ns)["results"]]
 
-        got = eventually(texts, lambda ts: all(any(e in t for t in ts) for e in EXPECTED.values()))
+        wanted = [*EXPECTED.values(), ANSWER]
+        got = eventually(texts, lambda ts: all(any(e in t for t in ts) for e in wanted))
     return ns, got
 
 
@@ -113,3 +120,15 @@ def test_the_questions_find_them_first(
         found = mem.recall(question, namespace=ns)
     top = [r["text"] for r in found["results"]]
     assert top and EXPECTED[question] in top[0], (question, top)
+
+
+def test_a_short_answer_keeps_its_question_and_is_found_by_it(
+    settings: Settings, conversation: tuple[str, list[str]]
+) -> None:
+    ns, texts = conversation
+    assert ANSWER in texts, texts
+    assert "Goalie, like his mother" not in texts  # the fragment alone is not kept
+    with Memory(settings=settings) as mem:
+        found = mem.recall("Which position does Leo play in hockey?", namespace=ns)
+    top = [r["text"] for r in found["results"]][:3]
+    assert ANSWER in top, top

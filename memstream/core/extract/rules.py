@@ -22,6 +22,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
+from memstream.core.extract.answers import answer_text, question_answered
 from memstream.core.extract.claims import (
     CONF_CORRECTION,
     CONF_THIRD_PARTY,
@@ -111,7 +112,53 @@ def _facts_of_turn(
             facts.extend(
                 _fact_of_claim(claim, turn, name, person, speaker_key, known, addressee, date_gates)
             )
+    if person == "first" and photo is None:
+        question = question_answered(session, turn_index, speaker)
+        answered = _answer_fact(question, turn, name, speaker_key, known) if question else None
+        if answered is not None:
+            # the fragments cut from the answer as said ("Goalie, like his mother did") say
+            # nothing alone; what is about the speaker, or was rewritten to stand alone (a
+            # pronoun resolved: "Jonah loves the job at a bike shop"), stays
+            said = " ".join(turn.text.split()).casefold()
+            facts = [f for f in facts if f.subject is not None or f.text.casefold() not in said] + [
+                answered
+            ]
     return facts
+
+
+def _answer_fact(
+    question: str, turn: TurnView, name: str, speaker_key: str, known: tuple[str, ...]
+) -> Fact | None:
+    """A short answer with the question it answers (``core.extract.answers``)."""
+    said = " ".join(turn.text.split())
+    dated = resolve_dates_worded(said, turn.occurred_at, words_of(said))
+    text = answer_text(question, name, dated.text)
+    if text is None:
+        return None
+    said_words = words_of(said)
+    category = classify_worded(said, said_words)
+    # each part alone: a word opening a quotation is no name ("Asked "Eating anything ...")
+    entities = tuple(
+        dict.fromkeys(
+            (
+                *find_entities_worded(question, known, words_of(question)),
+                *find_entities_worded(dated.text, known, words_of(dated.text)),
+            )
+        )
+    )
+    named = any(e != name for e in entities)
+    if name != "User" and name not in entities:
+        entities = (name, *entities)
+    return Fact(
+        category=category,
+        text=text,
+        confidence=CONF_THIRD_PARTY,  # the answer is the speaker's; its reading is ours
+        entities=entities,
+        kind="note",
+        source_turn_ids=(turn.turn_id,),
+        subject=speaker_key,
+        importance=_importance(category, False, named, dated.has_date, name, said, said_words),
+    )
 
 
 _ARTICLE = re.compile(r"^(?:a|an|the)\s+", re.I)

@@ -1,0 +1,47 @@
+"""Short answers to a question: the question is what gives them their meaning.
+
+"What position does he play?" - "Goalie, like his mother did." cut alone gives the memory
+"Goalie, like his mother did", which no question about the grandson's position finds. A
+short turn that answers a question someone else just asked becomes one memory that keeps
+both: 'Asked "What position does he play?", Owen said: "Goalie, like his mother did."'.
+
+Pure: the question is the last sentence of the turn before in the same extraction run.
+"""
+
+from __future__ import annotations
+
+from memstream.core.extract.coreference import Session
+from memstream.core.extract.filler import claim_words, has_content, is_filler_words
+
+QUESTION_MAX_WORDS = 16  # longer questions are requests with context, not a prompt to answer
+ANSWER_MAX_WORDS = 24  # longer turns state their own claims
+QUESTION_MAX_CHARS = 160
+
+
+def question_answered(session: Session, turn_index: int, speaker: str) -> str | None:
+    """The question the turn at ``turn_index`` answers: the last sentence of the turn just
+    before, when someone else said it and it asks something."""
+    before = turn_index - 1
+    if before < 0 or session.speakers[before] == speaker:
+        return None
+    last = next((s for s in reversed(session.said) if s.turn == before), None)
+    if last is None:
+        return None
+    question = last.text.strip()
+    if not question.endswith("?") or len(question) > QUESTION_MAX_CHARS:
+        return None
+    if len(claim_words(question)) > QUESTION_MAX_WORDS:
+        return None
+    return question
+
+
+def answer_text(question: str, name: str, answer: str) -> str | None:
+    """The memory of a short answer, or None when the turn is no short answer (long, a
+    question back, or only "yes" and "thanks")."""
+    said = " ".join(answer.split())
+    words = claim_words(said)
+    if not words or len(words) > ANSWER_MAX_WORDS or said.endswith("?"):
+        return None
+    if is_filler_words(words) or not has_content(words):
+        return None
+    return f'Asked "{question}", {name} said: "{said}"'

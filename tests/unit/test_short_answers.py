@@ -1,0 +1,77 @@
+"""Short answers keep the question they answer (core.extract.answers), through the rule
+extractor."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from memstream.core.extract.answers import answer_text
+from memstream.core.extract.rules import extract_rules
+from memstream.core.facts import TurnView
+
+T0 = datetime(2024, 3, 1, 9, tzinfo=UTC)
+
+
+def run(*lines: tuple[str, str, str]) -> list[str]:
+    turns = [
+        TurnView(
+            turn_id=f"t{i}",
+            role=role,  # type: ignore[arg-type]
+            speaker=speaker,
+            text=text,
+            occurred_at=T0 + timedelta(minutes=i),
+        )
+        for i, (role, speaker, text) in enumerate(lines)
+    ]
+    return [f.text for f in extract_rules(turns)]
+
+
+def test_an_answer_to_the_assistant_keeps_the_question() -> None:
+    got = run(
+        ("user", "Owen", "My grandson Leo made the travel hockey team."),
+        ("assistant", "assistant", "That's wonderful! What position does he play?"),
+        ("user", "Owen", "Goalie, like his mother did."),
+    )
+    assert 'Asked "What position does he play?", Owen said: "Goalie, like his mother did."' in got
+    assert "Goalie, like his mother did" not in got
+
+
+def test_an_answer_to_another_speaker_keeps_the_question() -> None:
+    got = run(
+        ("user", "Felix", "Good. Eating anything weird?"),
+        ("user", "Nadia", "Pickles with peanut butter. Omar is horrified."),
+    )
+    assert any(t.startswith('Asked "Eating anything weird?", Nadia said: "Pickles') for t in got)
+
+
+def test_no_answer_without_a_question_or_to_ones_own_question() -> None:
+    assert not any(
+        t.startswith("Asked")
+        for t in run(
+            ("user", "Rosa", "Can you give me a packing list?"),
+            ("assistant", "assistant", "Tent, sleeping bags, headlamps and snacks."),
+            ("user", "Rosa", "Great. We leave October 11."),
+        )
+    )
+    assert not any(
+        t.startswith("Asked")
+        for t in run(("user", "Rosa", "Any ideas?"), ("user", "Rosa", "Maybe tacos."))
+    )
+
+
+def test_long_turns_questions_back_and_bare_yes_are_no_short_answers() -> None:
+    assert answer_text("Want a list?", "Rosa", "Yes, thanks!") is None
+    assert answer_text("Want a list?", "Rosa", "Why do you ask?") is None
+    assert answer_text("Want a list?", "Rosa", "word " * 40) is None
+    assert answer_text("Names?", "Felix", "Iris. Definitely Iris.") == (
+        'Asked "Names?", Felix said: "Iris. Definitely Iris."'
+    )
+
+
+@given(st.text(max_size=200), st.text(max_size=80))
+def test_answer_text_is_none_or_quotes_the_whole_answer(answer: str, question: str) -> None:
+    text = answer_text(question, "Ann", answer)
+    assert text is None or text.endswith(f'"{" ".join(answer.split())}"')
