@@ -31,6 +31,7 @@ _speakers = st.sampled_from(["Lena", "Tomas", "Noor", "user", "assistant", "the 
 # Words resolution may put in that are in neither the claim nor the session.
 _FUNCTION = frozenset(
     [
+        "asked",  # a short answer's memory: 'Asked "...", Lena said: "..."'
         "the",
         "is",
         "are",

@@ -75,3 +75,10 @@ def test_long_turns_questions_back_and_bare_yes_are_no_short_answers() -> None:
 def test_answer_text_is_none_or_quotes_the_whole_answer(answer: str, question: str) -> None:
     text = answer_text(question, "Ann", answer)
     assert text is None or text.endswith(f'"{" ".join(answer.split())}"')
+
+
+def test_an_answer_of_pointers_or_a_question_of_no_words_is_none() -> None:
+    assert answer_text("Who?", "Tomas", "He did.") is None
+    assert not any(
+        t.startswith("Asked") for t in run(("user", "Lena", "?"), ("user", "Tomas", "he"))
+    )

@@ -12,10 +12,16 @@ from __future__ import annotations
 
 from memstream.core.extract.coreference import Session
 from memstream.core.extract.filler import claim_words, has_content, is_filler_words
+from memstream.core.extract.gates import wordset
 
 QUESTION_MAX_WORDS = 16  # longer questions are requests with context, not a prompt to answer
 ANSWER_MAX_WORDS = 24  # longer turns state their own claims
 QUESTION_MAX_CHARS = 160
+# an answer of nothing but these leans on yet another turn ("He did.", "That one")
+_POINTERS = wordset(
+    "he she it they him her them his hers its their we us i me you this that these those "
+    "one ones did do does was were is are"
+)
 
 
 def question_answered(session: Session, turn_index: int, speaker: str) -> str | None:
@@ -30,7 +36,8 @@ def question_answered(session: Session, turn_index: int, speaker: str) -> str | 
     question = last.text.strip()
     if not question.endswith("?") or len(question) > QUESTION_MAX_CHARS:
         return None
-    if len(claim_words(question)) > QUESTION_MAX_WORDS:
+    asked = claim_words(question)
+    if not has_content(asked) or len(asked) > QUESTION_MAX_WORDS:
         return None
     return question
 
@@ -42,6 +49,6 @@ def answer_text(question: str, name: str, answer: str) -> str | None:
     words = claim_words(said)
     if not words or len(words) > ANSWER_MAX_WORDS or said.endswith("?"):
         return None
-    if is_filler_words(words) or not has_content(words):
+    if is_filler_words(words) or not has_content(words) or _POINTERS.issuperset(words):
         return None
     return f'Asked "{question}", {name} said: "{said}"'
