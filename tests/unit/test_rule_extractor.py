@@ -680,3 +680,15 @@ def test_introducing_oneself_is_no_tautology() -> None:
     )
     assert to_third_person("Maya is Maya's sister.", "Ana") == "Maya is Maya's sister."
     assert to_third_person("I'm Maya's sister.", "Maya") == "Maya is Maya's sister."
+
+
+@pytest.mark.parametrize(
+    ("said", "expected"),
+    [
+        ("I almost dropped the ring at the lake.", "User almost dropped the ring at the lake"),
+        ("I nearly missed the train to Paris.", "User nearly missed the train to Paris"),
+        ("I hardly ever eat meat at home.", "User hardly ever eats meat at home"),
+    ],
+)
+def test_an_adverb_after_the_subject_is_not_its_verb(said: str, expected: str) -> None:
+    assert expected in texts(said)

@@ -14,7 +14,8 @@ ADVERB = (
     r"now|no longer|kind of|sort of|kinda|sorta|mainly|primarily|occasionally|normally|typically|frequently|"
     r"regularly|certainly|probably|basically|literally|seriously|officially|eventually|initially|originally|"
     r"once|then|first|too|both|all|absolutely|strongly|deeply|badly|simply|somehow|again|hardly|barely|"
-    r"particularly|especially|genuinely)\s+)"
+    r"particularly|especially|genuinely|almost|nearly|ever|soon|suddenly|quickly|slowly|happily|"
+    r"gladly|secretly|immediately|completely|fully|partly|luckily|thankfully|proudly)\s+)"
 )
 PAST_OR_FIXED = wordset("""was were went got had made took saw bought began ran met left felt found gave knew thought told became
     came wrote spent sold won lost built taught brought said heard kept held sat stood understood paid sent
