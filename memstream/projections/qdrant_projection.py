@@ -30,7 +30,7 @@ from typing import Any
 
 import orjson
 
-from memstream.core.embedding import Embedder, blend_with_context
+from memstream.core.embedding import Embedder, Matrix, blend_with_context
 from memstream.core.memory_state import MemoryState, apply, from_json, memory_ids_of, to_json
 from memstream.core.sparse import BM25Encoder
 from memstream.projections.port import ApplyStats, LogRecord, Projection
@@ -189,7 +189,7 @@ class QdrantProjection(Projection):
             self.store.advance_checkpoint(partition, offset)
         return stats
 
-    def dense_vectors(self, documents: Sequence[tuple[str, str]]) -> Any:
+    def dense_vectors(self, documents: Sequence[tuple[str, str]]) -> Matrix:
         """(text, source text) pairs -> their dense vectors, in one call per batch each."""
         texts = self.embedder.embed([text for text, _ in documents])
         # a memory without source text (a summary, an episode's own words) is its text

@@ -131,11 +131,11 @@ def _answer_fact(
 ) -> Fact | None:
     """A short answer with the question it answers (``core.extract.answers``)."""
     said = " ".join(turn.text.split())
-    dated = resolve_dates_worded(said, turn.occurred_at, words_of(said))
+    said_words = words_of(said)
+    dated = resolve_dates_worded(said, turn.occurred_at, said_words)
     text = answer_text(question, name, dated.text)
     if text is None:
         return None
-    said_words = words_of(said)
     category = classify_worded(said, said_words)
     # each part alone: a word opening a quotation is no name ("Asked "Eating anything ...")
     entities = tuple(
