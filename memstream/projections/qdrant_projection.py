@@ -192,8 +192,13 @@ class QdrantProjection(Projection):
     def dense_vectors(self, documents: Sequence[tuple[str, str]]) -> Matrix:
         """(text, source text) pairs -> their dense vectors, in one call per batch each."""
         texts = self.embedder.embed([text for text, _ in documents])
-        # a memory without source text (a summary, an episode's own words) is its text
-        contexts = self.embedder.embed([source or text for text, source in documents])
+        # a memory without source text (a summary, an episode's own words) is its text; the
+        # memories cut from one turn share its source text: each is embedded once
+        wanted = [source or text for text, source in documents]
+        unique = list(dict.fromkeys(wanted))
+        row = {context: i for i, context in enumerate(unique)}
+        embedded = self.embedder.embed(unique)
+        contexts = embedded[[row[context] for context in wanted]]
         return blend_with_context(texts, contexts, CONTEXT_WEIGHT)
 
     def skip(self, record: LogRecord, reason: str) -> None:
