@@ -42,9 +42,13 @@ from memstream.schemas.events import MEMORY_TYPES, MemoryCreated, MemoryUpdated
 MEMORY_TYPE_NAMES = frozenset(cls.TYPE for cls in MEMORY_TYPES)  # type: ignore[attr-defined]
 SOURCE_TEXT_MAX = 4000  # characters of source text one point keeps (updates add to it)
 CONTEXT_WEIGHT = 0.6  # the source text's share of the dense vector (see the module doc)
+# the source text's first characters the dense vector reads: the embedding's cost grows
+# with the text, and on dev 1,000 did as well as all of it (recall@10 0.663 either way;
+# 600: 0.657, 300: 0.662); the sparse vector still indexes all of it
+CONTEXT_CHARS = 1000
 # names the recipe of the stored vectors in the collection's name, so a store filled by an
 # older recipe is not searched with the new one: its replacement is filled from the log
-DENSE_DOCUMENT = "ctx06"
+DENSE_DOCUMENT = "ctx06-1k"
 
 
 def source_text_after(before: str, env: Envelope[Any]) -> str:
@@ -61,6 +65,13 @@ def source_text_after(before: str, env: Envelope[Any]) -> str:
     if added in before:
         return before
     return f"{before} {added}".strip()[:SOURCE_TEXT_MAX]
+
+
+def _context(source_text: str) -> str:
+    if len(source_text) <= CONTEXT_CHARS:
+        return source_text
+    cut = source_text[:CONTEXT_CHARS]
+    return cut.rsplit(" ", 1)[0] if " " in cut else cut
 
 
 def lexical_document(text: str, source_text: str) -> str:
@@ -194,7 +205,7 @@ class QdrantProjection(Projection):
         texts = self.embedder.embed([text for text, _ in documents])
         # a memory without source text (a summary, an episode's own words) is its text; the
         # memories cut from one turn share its source text: each is embedded once
-        wanted = [source or text for text, source in documents]
+        wanted = [_context(source) or text for text, source in documents]
         unique = list(dict.fromkeys(wanted))
         row = {context: i for i, context in enumerate(unique)}
         embedded = self.embedder.embed(unique)
