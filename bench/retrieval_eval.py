@@ -48,8 +48,8 @@ from memstream.core.recall_gate import NOTHING_RELEVANT
 from memstream.core.sparse import BM25Encoder
 from memstream.core.tokens import tokenize
 from memstream.projections.port import LogRecord
-from memstream.projections.qdrant_projection import DENSE_DOCUMENT, QdrantProjection
-from memstream.projections.retrieval import CollectionSpec, EdgeRetrievalStore
+from memstream.projections.qdrant_projection import QdrantProjection, collection_spec
+from memstream.projections.retrieval import EdgeRetrievalStore
 from memstream.schemas.envelope import encode
 
 KS = (5, 10, 20)
@@ -226,7 +226,7 @@ def build_pipeline(turns: Sequence[dict[str, Any]]) -> Pipeline:
     embedder, sparse = configured_embedder(), BM25Encoder()
     store = EdgeRetrievalStore(
         tempfile.mkdtemp(prefix="memstream-eval-"),
-        CollectionSpec.for_models(embedder, sparse, dense_document=DENSE_DOCUMENT),
+        collection_spec(embedder, sparse),
     )
     projection = QdrantProjection(store, "eval.memory.log", embedder, sparse)
     projection.apply(

@@ -19,6 +19,7 @@ from typing import Final
 
 from memstream.core.facts import Fact
 from memstream.core.replies import REPLY_IMPORTANCE, REPLY_SUBJECT, reply_text
+from memstream.core.shorten import cut_at_word
 from memstream.core.write_plan import BufferedTurn
 
 EPISODES_VERSION: Final = "2"  # 2: the assistant's replies too
@@ -44,10 +45,7 @@ def eligible(turn: BufferedTurn) -> bool:
 
 def episode_text(turn: BufferedTurn, limit: int = EPISODE_CHARS) -> str:
     who = "The assistant" if turn.role == "assistant" else turn.speaker
-    words = " ".join(turn.text.split())
-    if len(words) > limit:
-        cut = words[:limit]
-        words = (cut.rsplit(" ", 1)[0] if " " in cut else cut) + " …"
+    words = cut_at_word(" ".join(turn.text.split()), limit, " …")
     return f"{who} said: {words}"
 
 

@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from typing import Final
 
 from memstream.core.graph_walk import Hop, Reached
+from memstream.core.shorten import cut_at_word
 
 REPLY_SUBJECT: Final = "assistant"
 REPLY_RELATION: Final = "related_to"
@@ -83,11 +84,7 @@ def reply_gist(text: str, limit: int = GIST_CHARS) -> str:
             seen.add(term.lower())
             size += len(term) + (2 if parts else 0)
             parts.append(term)
-    gist = "; ".join(p for p in parts if p)
-    if len(gist) > limit:
-        cut = gist[:limit]
-        gist = (cut.rsplit(" ", 1)[0] if " " in cut else cut) + " …"
-    return gist
+    return cut_at_word("; ".join(p for p in parts if p), limit, " …")
 
 
 def reply_text(text: str) -> str:

@@ -31,6 +31,7 @@ from memstream.core.replies import (
     REPLY_RULE,
     is_reply,
 )
+from memstream.core.shorten import cut_at_word
 from memstream.core.signals import SignalRecord
 from memstream.core.tagging import Arrival, Tag, TagConfig, is_flashbulb, on_memory
 from memstream.schemas.envelope import DEFAULT_LIMITS, Envelope, Limits, make_event
@@ -229,11 +230,9 @@ def plan_flush(
 def source_text(sources: Sequence[BufferedTurn], limit: int = SOURCE_TEXT_CHARS) -> str:
     """The words of the turns a fact was extracted from, joined, at most ``limit`` characters
     (cut at a word boundary)."""
-    text = " ".join(" ".join(with_caption(t.text, t.image).split()) for t in sources)
-    if len(text) <= limit:
-        return text
-    cut = text[:limit]
-    return cut.rsplit(" ", 1)[0] if " " in cut else cut
+    return cut_at_word(
+        " ".join(" ".join(with_caption(t.text, t.image).split()) for t in sources), limit
+    )
 
 
 def _fields(payload: TurnsExtracted) -> dict[str, Any]:

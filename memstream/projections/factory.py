@@ -13,9 +13,8 @@ from memstream.projections.archive import ParquetArchive
 from memstream.projections.duckdb_projection import DuckDBProjection
 from memstream.projections.layout import Layout
 from memstream.projections.port import Projection
-from memstream.projections.qdrant_projection import DENSE_DOCUMENT, QdrantProjection
+from memstream.projections.qdrant_projection import QdrantProjection, collection_spec
 from memstream.projections.retrieval import (
-    CollectionSpec,
     EdgeRetrievalStore,
     RetrievalStore,
 )
@@ -47,9 +46,7 @@ def retrieval_store(settings: Settings, root: Path | None = None) -> RetrievalSt
     """Qdrant server when ``qdrant_url`` is set, otherwise the embedded engine under ``root``.
     The collection is named by the embedder and the vectors' recipe: switching either fills a
     fresh one from the log."""
-    spec = CollectionSpec.for_models(
-        embedder(settings), BM25Encoder(), dense_document=DENSE_DOCUMENT
-    )
+    spec = collection_spec(embedder(settings), BM25Encoder())
     if settings.qdrant_url:
         from memstream.projections.retrieval.server import ServerRetrievalStore
 

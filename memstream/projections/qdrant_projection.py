@@ -32,9 +32,16 @@ import orjson
 
 from memstream.core.embedding import Embedder, Matrix, blend_with_context
 from memstream.core.memory_state import MemoryState, apply, from_json, memory_ids_of, to_json
+from memstream.core.shorten import cut_at_word
 from memstream.core.sparse import BM25Encoder
 from memstream.projections.port import ApplyStats, LogRecord, Projection
-from memstream.projections.retrieval import LogPosition, MemoryPayload, MemoryPoint, RetrievalStore
+from memstream.projections.retrieval import (
+    CollectionSpec,
+    LogPosition,
+    MemoryPayload,
+    MemoryPoint,
+    RetrievalStore,
+)
 from memstream.schemas.envelope import DEFAULT_LIMITS, Envelope, Limits, decode
 from memstream.schemas.errors import EventValidationError
 from memstream.schemas.events import MEMORY_TYPES, MemoryCreated, MemoryUpdated
@@ -51,6 +58,12 @@ CONTEXT_CHARS = 1000
 DENSE_DOCUMENT = "ctx06-1k"
 
 
+def collection_spec(embedder: Embedder, sparse: BM25Encoder) -> CollectionSpec:
+    """The collection this projection fills for these models: named by them and by how it
+    makes the dense vectors (``DENSE_DOCUMENT``)."""
+    return CollectionSpec.for_models(embedder, sparse, dense_document=DENSE_DOCUMENT)
+
+
 def source_text_after(before: str, env: Envelope[Any]) -> str:
     """The source text a point keeps after ``env``: a creation sets it, an update adds the
     new fact's turns (once), anything else leaves it."""
@@ -65,13 +78,6 @@ def source_text_after(before: str, env: Envelope[Any]) -> str:
     if added in before:
         return before
     return f"{before} {added}".strip()[:SOURCE_TEXT_MAX]
-
-
-def _context(source_text: str) -> str:
-    if len(source_text) <= CONTEXT_CHARS:
-        return source_text
-    cut = source_text[:CONTEXT_CHARS]
-    return cut.rsplit(" ", 1)[0] if " " in cut else cut
 
 
 def lexical_document(text: str, source_text: str) -> str:
@@ -205,7 +211,7 @@ class QdrantProjection(Projection):
         texts = self.embedder.embed([text for text, _ in documents])
         # a memory without source text (a summary, an episode's own words) is its text; the
         # memories cut from one turn share its source text: each is embedded once
-        wanted = [_context(source) or text for text, source in documents]
+        wanted = [cut_at_word(source, CONTEXT_CHARS) or text for text, source in documents]
         unique = list(dict.fromkeys(wanted))
         row = {context: i for i, context in enumerate(unique)}
         embedded = self.embedder.embed(unique)

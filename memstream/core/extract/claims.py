@@ -213,6 +213,7 @@ _ASK_YOU = re.compile(
 
 
 def _statement(piece: str) -> bool:
+    """A first-person statement: not a wondering, a question or a reason clause."""
     return bool(
         FIRST_PERSON.match(piece)
         and not WONDER.match(piece)
@@ -221,10 +222,10 @@ def _statement(piece: str) -> bool:
     )
 
 
-def _question_contents(body: str) -> list[str]:
-    """The statements inside a question: before an ask with commas of its own, and the
-    reason inside that ask; otherwise the one ``_question_content`` finds."""
-    ask = _ASK_YOU.match(body) if "," in body else None
+def _question_contents(body: str, ask: re.Match[str] | None) -> list[str]:
+    """The statements inside a question: before an ask with commas of its own (``ask``, the
+    match of ``_ASK_YOU`` on ``body``), and the reason inside that ask; otherwise the one
+    ``_question_content`` finds."""
     if ask and "," in ask.group("ask") and _statement(stmt := ask.group("stmt").strip()):
         reason = REASON_CLAUSE.search(ask.group("ask"))
         return [stmt, reason.group(1)] if reason else [stmt]
@@ -235,15 +236,8 @@ def _question_contents(body: str) -> list[str]:
 def _question_content(body: str) -> str | None:
     """The statement inside a question ("..., since I moved to Boston?"), if any."""
     closing = _CLOSING_ASK.match(body)
-    if closing:
-        stmt = closing.group("stmt").strip()
-        if (
-            FIRST_PERSON.match(stmt)
-            and not WONDER.match(stmt)
-            and not QUESTION_START.match(stmt)
-            and not REASON_CLAUSE.match(stmt)
-        ):
-            return stmt
+    if closing and _statement(stmt := closing.group("stmt").strip()):
+        return stmt
     reason = REASON_CLAUSE.search(body)
     if reason:
         return reason.group(1)
@@ -274,8 +268,9 @@ def user_claims(sentence: str, names: frozenset[str]) -> list[Claim]:
         confidence = _CONF_FIRST_PERSON
         # the ask can sit in any claim of a question ("I prefer X, so can you help me with
         # Y, and I've done Z?"): each such claim keeps only its statements
-        if question and (index == len(raw_claims) - 1 or ("," in body and _ASK_YOU.match(body))):
-            contents = _question_contents(body)
+        ask = _ASK_YOU.match(body) if question and "," in body else None
+        if question and (index == len(raw_claims) - 1 or ask):
+            contents = _question_contents(body, ask)
             if not contents:
                 continue
             body, confidence = contents[0], _CONF_FROM_QUESTION

@@ -114,12 +114,15 @@ def _facts_of_turn(
             )
     if person == "first" and photo is None:
         question = question_answered(session, turn_index, speaker)
-        answered = _answer_fact(question, turn, name, speaker_key, known) if question else None
+        said = " ".join(turn.text.split()) if question else ""
+        answered = (
+            _answer_fact(question, said, turn, name, speaker_key, known) if question else None
+        )
         if answered is not None:
             # the fragments cut from the answer as said ("Goalie, like his mother did") say
             # nothing alone; what is about the speaker, or was rewritten to stand alone (a
             # pronoun resolved: "Jonah loves the job at a bike shop"), stays
-            said = " ".join(turn.text.split()).casefold()
+            said = said.casefold()
             facts = [f for f in facts if f.subject is not None or f.text.casefold() not in said] + [
                 answered
             ]
@@ -127,10 +130,10 @@ def _facts_of_turn(
 
 
 def _answer_fact(
-    question: str, turn: TurnView, name: str, speaker_key: str, known: tuple[str, ...]
+    question: str, said: str, turn: TurnView, name: str, speaker_key: str, known: tuple[str, ...]
 ) -> Fact | None:
-    """A short answer with the question it answers (``core.extract.answers``)."""
-    said = " ".join(turn.text.split())
+    """A short answer (``said``: the turn's words, spaces normalised) with the question it
+    answers (``core.extract.answers``)."""
     said_words = words_of(said)
     dated = resolve_dates_worded(said, turn.occurred_at, said_words)
     text = answer_text(question, name, dated.text)
