@@ -29,6 +29,7 @@ SLOW_FIRST = (
     "integration/test_broker_outage.py",
     "integration/test_write_path.py",
     "integration/test_rebalance.py",
+    "integration/test_stop_mid_batch.py",
     "integration/test_determinism.py",
     "integration/test_context_call.py",
     "integration/test_projection_dead_letters.py",

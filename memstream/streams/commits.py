@@ -10,6 +10,9 @@ nothing has been committed yet), so after a crash the restarted worker resumes b
 held turn and never reads it again: the turn is lost.
 
 This consumer caps every commit at the lowest offset it still tracks as un-acknowledged.
+It also tracks them in a plain set where faust uses a ``WeakSet``: a held message that
+nothing else references any more (the rest of a batch cut short by a stop) would vanish
+from a weak set, and the next commit would pass it.
 """
 
 from __future__ import annotations
@@ -28,6 +31,23 @@ def first_held(messages: Any, tp: Any) -> int | None:
 
 class HeldOffsetsConsumer(Consumer):  # type: ignore[misc]  # faust is untyped here
     """faust's aiokafka consumer, except that a commit stops before the first held message."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # strong references: a message leaves when it is acknowledged (faust's ``ack``
+        # discards it; ``force_commit`` sweeps the rest) or when its partition is revoked
+        self._unacked_messages: set[Any] = set()
+
+    async def force_commit(self, *args: Any, **kwargs: Any) -> bool:
+        self._clean_unacked_messages()  # acknowledged ones faust's ``ack`` left in the set
+        done: bool = await super().force_commit(*args, **kwargs)
+        return done
+
+    async def on_partitions_revoked(self, revoked: Any) -> None:
+        # the new owner reads them again; nothing here may commit them any more
+        with ack_lock:
+            self._unacked_messages -= {m for m in self._unacked_messages if m.tp in revoked}
+        await super().on_partitions_revoked(revoked)
 
     def _new_offset(self, tp: Any) -> int | None:
         held = first_held(self._unacked_messages, tp)

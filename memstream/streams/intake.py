@@ -70,9 +70,15 @@ async def decoded(
     stats: IntakeStats | None = None,
     expected_types: frozenset[str] | None = None,
 ) -> AsyncIterator[tuple[Any, Envelope[Any]]]:
-    """Yield (faust event, envelope) for valid records; route the rest to the DLQ."""
+    """Yield (faust event, envelope) for valid records; route the rest to the DLQ.
+
+    Each record is held from its arrival until its step is done (the caller asked for the
+    next one): faust acknowledges the current record when the loop is left, also when a
+    stop cancels the step half-way, and the record would then be committed unhandled."""
+    consumer = stream.app.consumer
     async for event in stream.events():
         message = event.message
+        message.incref()
         try:
             raw = message.value
             if not isinstance(raw, bytes):
@@ -86,7 +92,9 @@ async def decoded(
             await dlq.send(message, e)
             if stats:
                 stats.dead_lettered += 1
+            message.ack(consumer)
             continue
         if stats:
             stats.accepted += 1
         yield event, env
+        message.ack(consumer)

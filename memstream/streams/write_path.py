@@ -96,6 +96,17 @@ class WritePath:
     # --- agent -----------------------------------------------------------------------
 
     async def process_batch(self, events: list[Any]) -> None:
+        # The batch's own hold on every record, released only when the batch completes:
+        # faust acknowledges a whole ``take_events`` batch when its loop is left, also when
+        # a stop cancels it half-way, and the records not read yet would then be committed.
+        held = [event.message for event in events]
+        for message in held:
+            message.incref()
+        await self._process(events)
+        for message in held:
+            message.ack(self.app.consumer)
+
+    async def _process(self, events: list[Any]) -> None:
         pending: list[Awaitable[Any]] = []
         jobs: list[Job] = []
         flushed: list[Job] = []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from typing import Any
 
 import pytest
@@ -75,3 +76,31 @@ async def test_stock_faust_commits_past_a_held_message(monkeypatch: pytest.Monke
     for m in rest:
         c.ack(m)
     assert Consumer._new_offset(c, TP0) == 5  # past offset 0, which nobody acknowledged
+
+
+async def test_a_held_message_nobody_references_still_stops_the_commit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The rest of a batch cut short by a stop: only the consumer still knows those records."""
+    c = consumer(monkeypatch)
+    messages = delivered(c, range(4))
+    c.ack(messages[0])
+    assert c._new_offset(TP0) == 1
+    c._committed_offset[TP0] = 1
+    c.ack(messages[2])
+    c.ack(messages[3])
+    del messages
+    gc.collect()
+    assert c._new_offset(TP0) is None  # offset 1 was never acknowledged
+
+
+async def test_acknowledged_and_revoked_messages_leave_the_tracking(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    c = consumer(monkeypatch)
+    messages = delivered(c, range(3))
+    c.ack(messages[0])
+    c._clean_unacked_messages()  # what each commit does first
+    assert {m.offset for m in c._unacked_messages} == {1, 2}
+    await c.on_partitions_revoked({TP0})
+    assert c._unacked_messages == set()
