@@ -389,3 +389,9 @@ def serve_in_thread(
         loop.call_soon_threadsafe(loop.stop)
         thread.join(10)
         loop.close()
+
+
+def worker_env(server: FakeResponsesServer, **settings: str) -> dict[str, str]:
+    """The settings that point a worker (``tests.harness.WorkerProcess``) at ``server``,
+    with ``settings`` (``openai_timeout_s="1"``, ...) on top."""
+    return {"openai_base_url": server.base_url, "openai_api_key": "test-key", **settings}

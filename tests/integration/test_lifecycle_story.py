@@ -26,7 +26,7 @@ from memstream.core.tiers import TierConfig
 from memstream.infra.settings import Settings
 from memstream.infra.topics import ensure_topics
 from memstream.schemas.events import AccessedMemory, Feedback, MemoryAccessed
-from tests.fakes.responses_server import CannedFacts, Derive, serve_in_thread
+from tests.fakes.responses_server import CannedFacts, Derive, serve_in_thread, worker_env
 from tests.harness import WorkerProcess, memstream_json
 from tests.integration.test_write_path import covered, memory_log
 
@@ -103,8 +103,7 @@ def story_worker(settings: Settings, tmp_path_factory: pytest.TempPathFactory) -
             tmp_path_factory.mktemp("life-worker"),
             projections="duckdb",
             dream_every_hours="24",
-            openai_base_url=llm.base_url,
-            openai_api_key="test-key",
+            **worker_env(llm),
             # Near-duplicates are kept apart at write time here, so the cycle's merge
             # step has something to merge.
             gate_create_below="0.97",

@@ -29,6 +29,7 @@ from tests.fakes.responses_server import (
     RateLimited,
     ServerError,
     serve_in_thread,
+    worker_env,
 )
 from tests.harness import WorkerProcess
 from tests.integration.test_write_path import covered, memory_log
@@ -109,11 +110,9 @@ async def test_every_failure_mode_and_no_turn_lost(
     worker = WorkerProcess(
         own,
         tmp_path / "w",
-        openai_base_url=fake_llm.base_url,
-        openai_api_key="test-key",
-        openai_timeout_s="1",
-        openai_max_retries="2",
-        openai_backoff_s="0.05",
+        **worker_env(
+            fake_llm, openai_timeout_s="1", openai_max_retries="2", openai_backoff_s="0.05"
+        ),
     ).start()
     try:
         async with AsyncProducer(own) as p:

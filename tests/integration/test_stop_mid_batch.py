@@ -20,7 +20,7 @@ from memstream.infra.settings import Settings
 from memstream.infra.topics import ensure_topics
 from memstream.schemas import decode
 from memstream.schemas.topics import BY_ROLE
-from tests.fakes.responses_server import Delay, FakeResponsesServer, serve_in_thread
+from tests.fakes.responses_server import Delay, FakeResponsesServer, serve_in_thread, worker_env
 from tests.harness import WorkerProcess
 
 T0 = datetime(2024, 5, 6, 10, tzinfo=UTC)
@@ -68,10 +68,7 @@ async def test_a_stop_half_way_through_a_batch_loses_no_turn(
     a = WorkerProcess(
         own,
         tmp_path / "a",
-        openai_base_url=hanging_llm.base_url,
-        openai_api_key="test-key",
-        openai_timeout_s="200",
-        openai_max_retries="0",
+        **worker_env(hanging_llm, openai_timeout_s="200", openai_max_retries="0"),
     ).start()
     try:
         deadline = time.monotonic() + 60
