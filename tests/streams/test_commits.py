@@ -4,17 +4,23 @@ from __future__ import annotations
 
 import gc
 import weakref
+from datetime import UTC, datetime
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from faust.transport.drivers.aiokafka import Consumer
-from faust.types import TP, Message
+from faust.types import TP, ConsumerMessage, Message
 
 from memstream.core.embedding import HashingEmbedder
 from memstream.infra.settings import Settings
+from memstream.schemas import ConversationTurn, encode, make_event
+from memstream.schemas.envelope import DEFAULT_LIMITS
 from memstream.streams.app import create_app
 from memstream.streams.commits import HeldOffsetsConsumer
+from memstream.streams.intake import DeadLetters, decoded
 from memstream.streams.partition_state import PartitionState
+from memstream.streams.sinks import MemorySink
 
 TOPIC = "ctx.turns"
 TP0 = TP(TOPIC, 0)
@@ -96,3 +102,57 @@ async def test_acknowledged_and_revoked_messages_leave_the_tracking(
     assert {m.offset for m in c._unacked_messages} == {1, 2}
     await c.on_partitions_revoked({TP0})
     assert c._unacked_messages == set()
+
+
+class _Stream:
+    """What ``decoded`` reads of a faust stream: ``app.consumer`` and ``events()``, which,
+    as faust's stream iterator does, acknowledges the current record when it is left."""
+
+    def __init__(self, c: Any, messages: list[Message]) -> None:
+        self.app = SimpleNamespace(consumer=c)
+        self.messages = messages
+        self.running: Any = None
+
+    def events(self) -> Any:
+        async def run() -> Any:
+            for m in self.messages:
+                m.incref()  # delivered to this stream
+                try:
+                    yield SimpleNamespace(message=m)
+                finally:
+                    m.ack(self.app.consumer)
+
+        self.running = run()
+        return self.running
+
+
+def turn_record(offset: int) -> ConsumerMessage:
+    value = encode(
+        make_event(
+            ConversationTurn(turn_id=f"t{offset}", role="user", speaker="Ann", text="Hello."),
+            namespace="acme",
+            session_id="s1",
+            occurred_at=datetime(2024, 3, 1, 9, offset, tzinfo=UTC),
+        )
+    )
+    # the kind the consumer hands out: its last acknowledgement reaches the consumer
+    return ConsumerMessage(TOPIC, 0, offset, 0.0, 0, [], b"acme", value, None, tp=TP0)
+
+
+async def test_an_agent_step_cut_short_leaves_its_record_unacknowledged(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A stop cancels an agent half-way through a record: faust's iterator acknowledges it
+    on the way out, ``decoded``'s own hold keeps it un-acknowledged, so it is read again."""
+    c = consumer(monkeypatch)
+    messages = [turn_record(o) for o in range(3)]
+    for m in messages:
+        c.track_message(m)
+    stream = _Stream(c, messages)
+    steps = decoded(stream, DeadLetters(MemorySink(), "ctx.dlq", "test"), DEFAULT_LIMITS)
+    await steps.__anext__()
+    await steps.__anext__()  # the first step is done; the second one is cut short:
+    await steps.aclose()
+    await stream.running.aclose()
+    assert messages[0].acked and not messages[1].acked
+    assert c._new_offset(TP0) == 1
