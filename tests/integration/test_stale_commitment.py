@@ -1,7 +1,8 @@
 """A task said with a deadline and never reported done goes stale under the defaults: the
 rule extractor dates it ("by 8 March 2024" is its due date), it stays a pending task while
-overdue, and 90 days past due the daily dream cycle archives it as ``stale_commitment``,
-with the due date and the days overdue as evidence."""
+overdue, and 90 days past due the daily dream cycle supersedes it as ``stale_commitment``,
+with the due date and the days overdue as evidence: over since the cycle found it stale (not
+since its due date), and still there for questions about the past."""
 
 from __future__ import annotations
 
@@ -48,13 +49,17 @@ async def test_an_overdue_task_goes_stale_after_ninety_days(
 
         def stale(g: list[Any]) -> list[Any]:
             return [
-                e for e in g if e.type == "MemoryArchived" and e.payload.rule == "stale_commitment"
+                e
+                for e in g
+                if e.type == "MemorySuperseded" and e.payload.reason == "stale_commitment"
             ]
 
         log = await _until(own, ns, stale)
-        [archived] = stale(log)
-        assert archived.payload.memory_id == task.payload.memory_id
-        assert archived.payload.evidence["due"].startswith("2024-03-09")
-        assert archived.payload.evidence["days_overdue"] >= 90
-        # never superseded as if its truth had ended at the due date
-        assert not [e for e in log if e.type == "MemorySuperseded"]
+        [over] = stale(log)
+        assert over.payload.memory_id == task.payload.memory_id
+        assert over.payload.superseded_by is None
+        assert over.payload.evidence["due"].startswith("2024-03-09")
+        assert over.payload.evidence["days_overdue"] >= 90
+        # its truth did not end at the due date: it ends when the cycle found it stale
+        assert over.payload.valid_until >= datetime(2024, 3, 9, tzinfo=UTC) + timedelta(days=90)
+        assert not [e for e in log if e.type == "MemoryArchived"]

@@ -173,11 +173,11 @@ def test_expiry_rules() -> None:
         mem("dated-recent", "send it", "commitment", created_at=ago(30), valid_from=ago(25)),
     ]
     assert rules(plan_expiry(memories, AT, CFG).actions) == [
-        ("dated", "archive", "stale_commitment"),
+        ("dated", "supersede", "stale_commitment"),
         ("doubtful", "archive", "unconfirmed"),
         ("ended", "supersede", "valid_until_passed"),
         ("kept", "archive", "resolved_commitment"),
-        ("stale", "archive", "stale_commitment"),
+        ("stale", "supersede", "stale_commitment"),
     ]
 
 

@@ -58,7 +58,8 @@ Steps, with action ``kind`` and the event the shell writes for it:
    confidence < 0.40, never reinforced, 30+ days old -> ``archive``; a commitment
    resolved 90+ days ago (``resolved_at``) -> ``archive`` (``MemoryArchived``). An open
    commitment's ``valid_until`` is its due date: overdue it stays pending, 90+ days past
-   due -> ``archive`` (``stale_commitment``).
+   due -> ``supersede`` (``stale_commitment``, ending at the cycle's time, not the due
+   date), so history questions still reach it.
 4. ``plan_forgetting`` (kind ``dormant``: ``TierChanged`` to peripheral), in order:
    ``contradiction``: same subject and slot and neither text's words contain the
    other's, or a ``contradicts`` link: the older side;

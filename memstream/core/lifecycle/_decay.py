@@ -139,7 +139,10 @@ def plan_expiry(
             due = _due(m)
             if due is not None and at - due >= config.commitment_archive_after:
                 late = {"due": _iso(due), "days_overdue": _r(_days(due, at))}
-                planned.append(Action("expiry", "archive", m.memory_id, "stale_commitment", late))
+                # Over, not gone: superseded, so a question about the past still finds
+                # the plan. Its end is now (when it went stale), not the due date: the
+                # plan was not false after its date, only never reported done.
+                planned.append(Action("expiry", "supersede", m.memory_id, "stale_commitment", late))
             continue
         if m.valid_until is not None and m.valid_until <= at:
             ev: dict[str, Any] = {"valid_until": _iso(m.valid_until)}
