@@ -74,7 +74,8 @@ async def test_a_stop_half_way_through_a_batch_loses_no_turn(
         deadline = time.monotonic() + 60
         while hanging_llm.in_flight == 0 and time.monotonic() < deadline:
             await asyncio.sleep(0.1)
-        assert hanging_llm.in_flight == 1, "the worker should be waiting on the model"
+        # (more calls may follow: the idle timer extracts other tenants' buffers meanwhile)
+        assert hanging_llm.in_flight >= 1, "the worker should be waiting on the model"
         stopped = time.monotonic()
         a.stop()  # SIGTERM: faust stops its agents and commits
         assert a.proc is not None and a.proc.returncode is not None
