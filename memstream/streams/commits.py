@@ -17,6 +17,8 @@ from a weak set, and the next commit would pass it.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from faust.transport.drivers.aiokafka import Consumer
@@ -27,6 +29,19 @@ def first_held(messages: Any, tp: Any) -> int | None:
     """The lowest offset of ``tp`` among tracked messages that are not acknowledged yet."""
     with ack_lock:  # acknowledgements change ``acked`` under this lock
         return min((m.offset for m in list(messages) if m.tp == tp and not m.acked), default=None)
+
+
+@contextmanager
+def held(messages: Sequence[Any], consumer: Any) -> Iterator[None]:
+    """Hold ``messages`` (un-acknowledged) while the block runs, and release them only when
+    it completes: faust acknowledges the records a stream hands out when its loop is left,
+    also when a stop cancels the step half-way, and they would then be committed unhandled.
+    A block left by an exception (a cancelled step) keeps them held: they are read again."""
+    for message in messages:
+        message.incref()
+    yield
+    for message in messages:
+        message.ack(consumer)
 
 
 class HeldOffsetsConsumer(Consumer):  # type: ignore[misc]  # faust is untyped here

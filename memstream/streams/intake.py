@@ -10,6 +10,7 @@ from typing import Any
 from memstream.schemas._fields import utc_now
 from memstream.schemas.envelope import Envelope, Limits, decode
 from memstream.schemas.errors import EventValidationError
+from memstream.streams.commits import held
 from memstream.streams.deadletter import dead_letter_from, encode_dead_letter
 from memstream.streams.sinks import Sink
 
@@ -72,29 +73,26 @@ async def decoded(
 ) -> AsyncIterator[tuple[Any, Envelope[Any]]]:
     """Yield (faust event, envelope) for valid records; route the rest to the DLQ.
 
-    Each record is held from its arrival until its step is done (the caller asked for the
-    next one): faust acknowledges the current record when the loop is left, also when a
-    stop cancels the step half-way, and the record would then be committed unhandled."""
+    Each record is held (``streams.commits.held``) from its arrival until its step is done,
+    i.e. the caller asked for the next one."""
     consumer = stream.app.consumer
     async for event in stream.events():
         message = event.message
-        message.incref()
-        try:
-            raw = message.value
-            if not isinstance(raw, bytes):
-                raise EventValidationError("bad_json", "record has no value")
-            env = decode(raw, limits=limits)
-            if expected_types is not None and env.type not in expected_types:
-                raise EventValidationError(
-                    "wrong_topic", f"{env.type} does not belong on {message.topic}", "type"
-                )
-        except EventValidationError as e:
-            await dlq.send(message, e)
+        with held([message], consumer):
+            try:
+                raw = message.value
+                if not isinstance(raw, bytes):
+                    raise EventValidationError("bad_json", "record has no value")
+                env = decode(raw, limits=limits)
+                if expected_types is not None and env.type not in expected_types:
+                    raise EventValidationError(
+                        "wrong_topic", f"{env.type} does not belong on {message.topic}", "type"
+                    )
+            except EventValidationError as e:
+                await dlq.send(message, e)
+                if stats:
+                    stats.dead_lettered += 1
+                continue
             if stats:
-                stats.dead_lettered += 1
-            message.ack(consumer)
-            continue
-        if stats:
-            stats.accepted += 1
-        yield event, env
-        message.ack(consumer)
+                stats.accepted += 1
+            yield event, env

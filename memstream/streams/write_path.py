@@ -36,6 +36,7 @@ from memstream.schemas._fields import utc_now
 from memstream.schemas.envelope import Envelope, encode, record_headers
 from memstream.schemas.errors import EventValidationError
 from memstream.schemas.events import ConversationTurn
+from memstream.streams.commits import held
 from memstream.streams.extraction import Extractor, extract_buffer, flush_of
 from memstream.streams.intake import dead_letter_record, intake_time
 from memstream.streams.partition_state import PartitionState, PartitionStates, SessionBuffer
@@ -96,15 +97,9 @@ class WritePath:
     # --- agent -----------------------------------------------------------------------
 
     async def process_batch(self, events: list[Any]) -> None:
-        # The batch's own hold on every record, released only when the batch completes:
-        # faust acknowledges a whole ``take_events`` batch when its loop is left, also when
-        # a stop cancels it half-way, and the records not read yet would then be committed.
-        held = [event.message for event in events]
-        for message in held:
-            message.incref()
-        await self._process(events)
-        for message in held:
-            message.ack(self.app.consumer)
+        # the whole batch held until it completes: a stop half-way leaves the rest unread
+        with held([event.message for event in events], self.app.consumer):
+            await self._process(events)
 
     async def _process(self, events: list[Any]) -> None:
         pending: list[Awaitable[Any]] = []

@@ -112,12 +112,11 @@ def _facts_of_turn(
             facts.extend(
                 _fact_of_claim(claim, turn, name, person, speaker_key, known, addressee, date_gates)
             )
-    if person == "first" and photo is None:
-        question = question_answered(session, turn_index, speaker)
-        said = " ".join(turn.text.split()) if question else ""
-        answered = (
-            _answer_fact(question, said, turn, name, speaker_key, known) if question else None
-        )
+    may_answer = person == "first" and photo is None  # a photo turn shares, not answers
+    question = question_answered(session, turn_index, speaker) if may_answer else None
+    if question:
+        said = " ".join(turn.text.split())
+        answered = _answer_fact(question, said, turn, name, speaker_key, known)
         if answered is not None:
             # the fragments cut from the answer as said ("Goalie, like his mother did") say
             # nothing alone; what is about the speaker, or was rewritten to stand alone (a
