@@ -15,6 +15,7 @@ from typing import Any
 
 import orjson
 
+from memstream.consumers.ingest_wait import wait_until_recallable
 from memstream.consumers.producer import turn_event
 from memstream.infra.settings import Settings
 from memstream.schemas.envelope import Envelope
@@ -112,6 +113,14 @@ async def own_worker(settings: Settings, tmp_path: Path, prefix: str) -> AsyncIt
         yield own
     finally:
         worker.stop()
+
+
+def projected(s: Settings, timeout: float = 45.0) -> None:
+    """Block until every projection of the memory log (DuckDB, Qdrant, archive) has applied
+    it to its end. ``get_all`` reads DuckDB and recall reads Qdrant, each at its own position:
+    a wait on one does not cover the other (sync tests only: it runs its own event loop)."""
+    report = wait_until_recallable(s, {}, timeout=timeout, poll=0.5)
+    assert report.done, report
 
 
 def memstream(s: Settings, *args: str, timeout: float = 180) -> subprocess.CompletedProcess[str]:

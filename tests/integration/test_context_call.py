@@ -15,7 +15,7 @@ import pytest
 
 from memstream.consumers.client import Memory, MemstreamError
 from memstream.infra.settings import Settings
-from tests.harness import WorkerProcess, memstream
+from tests.harness import WorkerProcess, memstream, projected
 
 pytestmark = pytest.mark.integration
 
@@ -97,6 +97,7 @@ def rosa(settings: Settings, worker: WorkerProcess) -> str:
         while not mem.recall("grant proposal sent", namespace=ns, k=3)["results"]:
             assert time.monotonic() < deadline + 60, "the retrieval projection never caught up"
             time.sleep(0.5)
+    projected(settings)  # and every other memory the block may show
     return ns
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from memstream.consumers.client import Memory
 from memstream.infra.settings import Settings
-from tests.harness import WorkerProcess, memstream
+from tests.harness import WorkerProcess, memstream, projected
 
 pytestmark = pytest.mark.integration
 
@@ -59,6 +59,7 @@ def test_one_entity_under_two_names_with_its_timeline(
         ):
             assert time.monotonic() < deadline + 45, rows
             time.sleep(0.5)
+        projected(settings)  # get_all read DuckDB; recall reads Qdrant
         both = mem.recall("What news did Melanie and Okafor each have?", namespace=ns, k=4)
         assert both["subqueries"] == ["What news did Melanie have?", "What news did Okafor have?"]
         found = " ".join(r["text"] for r in both["results"])

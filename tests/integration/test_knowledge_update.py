@@ -15,7 +15,7 @@ import pytest
 
 from memstream.consumers.client import Memory
 from memstream.infra.settings import Settings
-from tests.harness import WorkerProcess, memstream_json
+from tests.harness import WorkerProcess, memstream_json, projected
 
 pytestmark = pytest.mark.integration
 
@@ -70,6 +70,7 @@ def story(settings: Settings, worker: WorkerProcess) -> tuple[str, dict[str, dic
 
         eventually(superseded, lambda rows: len(rows) >= len(CHANGES))
         rows = mem.get_all(namespace=ns)["results"] + superseded()
+    projected(settings)  # get_all read DuckDB; the questions ask Qdrant
     return ns, {r["memory"]: r for r in rows}
 
 
@@ -134,6 +135,7 @@ def test_a_move_without_its_origin_answers_where_one_lives(
         )
         assert "Maya lives in Porto" in texts, texts
         assert any(t.startswith("Maya moved to Porto in February 2024") for t in texts), texts
+        projected(settings)
         found = mem.recall("Where does Maya live?", namespace=ns)
     top = [r["text"] for r in found["results"]]
     assert top and top[0] == "Maya lives in Porto", top

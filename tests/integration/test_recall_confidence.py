@@ -15,7 +15,7 @@ import pytest
 
 from memstream.consumers.client import Memory
 from memstream.infra.settings import Settings
-from tests.harness import WorkerProcess, memstream_json
+from tests.harness import WorkerProcess, memstream_json, projected
 
 T0 = datetime(2024, 3, 4, 9, tzinfo=UTC)
 SESSIONS = [
@@ -50,6 +50,7 @@ def story(settings: Settings, worker: WorkerProcess) -> str:
             )
         got = eventually(lambda: mem.get_all(namespace=ns)["results"], lambda rs: len(rs) >= total)
         assert len(got) >= total, got
+    projected(settings)  # get_all read DuckDB; the questions ask Qdrant
     return ns
 
 

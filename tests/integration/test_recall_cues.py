@@ -24,7 +24,7 @@ from memstream.consumers.client import Memory
 from memstream.core.advice import LIFT as ADVICE_LIFT
 from memstream.core.slot_questions import LIFT as SLOT_LIFT
 from memstream.infra.settings import Settings
-from tests.harness import WorkerProcess
+from tests.harness import WorkerProcess, projected
 
 pytestmark = pytest.mark.integration
 
@@ -86,6 +86,7 @@ def told(settings: Settings, worker: WorkerProcess) -> Iterator[tuple[Memory, di
                 if len(sources) >= len(turns):
                     break
                 time.sleep(0.5)
+        projected(settings)  # get_all read DuckDB; the questions ask Qdrant
         yield mem, spaces
 
 

@@ -17,7 +17,7 @@ import pytest
 
 from memstream.consumers.client import Memory
 from memstream.infra.settings import Settings
-from tests.harness import WorkerProcess
+from tests.harness import WorkerProcess, projected
 
 pytestmark = pytest.mark.integration
 
@@ -95,6 +95,7 @@ def conversation(settings: Settings, worker: WorkerProcess) -> tuple[str, list[s
 
         wanted = [*EXPECTED.values(), ANSWER]
         got = eventually(texts, lambda ts: all(any(e in t for t in ts) for e in wanted))
+    projected(settings)  # get_all read DuckDB; the questions ask Qdrant
     return ns, got
 
 

@@ -15,7 +15,7 @@ import pytest
 
 from memstream.consumers.client import Memory
 from memstream.infra.settings import Settings
-from tests.harness import WorkerProcess
+from tests.harness import WorkerProcess, projected
 
 pytestmark = pytest.mark.integration
 
@@ -49,6 +49,7 @@ def test_the_rule_comes_with_the_request_it_governs(
         while len(mem.get_all(user_id=ns)["results"]) < len(turns):
             assert time.monotonic() < deadline, mem.get_all(user_id=ns)
             time.sleep(0.5)
+        projected(settings)  # get_all read DuckDB; recall reads Qdrant
         answer = mem.recall("Which libraries does this project use?", namespace=ns, k=5)
         ranked = [r["text"] for r in answer["results"]]
         first = [r for r in answer["results"][:3] if "version numbers" in r["text"]]
