@@ -44,8 +44,11 @@ def settings_env(s: Settings, **overrides: str) -> dict[str, str]:
 class WorkerProcess:
     """A `memstream worker` subprocess with its own data directory and log file."""
 
-    def __init__(self, s: Settings, datadir: Path, **env: str) -> None:
+    def __init__(
+        self, s: Settings, datadir: Path, *, entry: str = "memstream.consumers.cli", **env: str
+    ) -> None:
         self.settings = s
+        self.entry = entry  # the module run as `python -m ENTRY worker` (a fake's, in a test)
         self.env = env
         self.datadir = datadir
         self.log = datadir / "worker.log"
@@ -59,7 +62,7 @@ class WorkerProcess:
                 [
                     sys.executable,
                     "-m",
-                    "memstream.consumers.cli",
+                    self.entry,
                     "worker",
                     "--datadir",
                     str(self.datadir),

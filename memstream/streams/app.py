@@ -3,8 +3,9 @@ so tests and benchmarks can build as many as they need)."""
 
 from __future__ import annotations
 
+import logging
 import tempfile
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,6 +17,8 @@ from memstream.infra.topics import topic_names
 from memstream.streams import commits
 from memstream.streams.partition_state import PartitionState
 from memstream.streams.sinks import Sink
+
+log = logging.getLogger("memstream.agents")
 
 
 @dataclass
@@ -32,6 +35,27 @@ def app_id(settings: Settings, group: str = "worker") -> str:
     """The agents' consumer group: ``<prefix>-worker`` for write (and all-in-one) nodes,
     ``<prefix>-api`` for API nodes without a write role (core/roles.py)."""
     return f"{settings.topic_prefix}-{group}"
+
+
+def stop_on_crash(app: faust.App) -> Callable[[Any, BaseException], Coroutine[Any, Any, None]]:
+    """What an agent does with an exception that escapes it (a bad record never does: it is
+    dead-lettered; a broker write that failed for good, a bug): the worker stops with exit
+    status 1. faust would restart only the agent, which reads on after the records it held,
+    so nothing is committed past them and they are not read again before the worker
+    restarts: its committed offset stalls. Stopping commits what was completed; a restart
+    (by hand or the process supervisor: ``restart: unless-stopped`` in infra/compose.yaml)
+    reloads the partition state and reads the held records again."""
+
+    async def on_error(agent: Any, exc: BaseException) -> None:
+        log.critical(
+            "agent %s crashed (%r): stopping the worker, which a restart resumes from the "
+            "last committed offsets",
+            getattr(agent, "name", agent),
+            exc,
+        )
+        await app.crash(exc)
+
+    return on_error
 
 
 def create_app(
@@ -71,6 +95,8 @@ def create_app(
     )
     # faust would commit past a turn held in a session buffer (streams/commits.py).
     commits.install(app)
+    # every agent's handler of what escapes it (faust's own commits, and the agent restarts)
+    app._on_agent_error = stop_on_crash(app)  # type: ignore[method-assign,assignment]
     topics = Topics(
         {
             role: app.topic(

@@ -334,7 +334,7 @@ class WritePath:
     async def _settle(self, pending: list[Awaitable[Any]], jobs: list[Job]) -> None:
         """Wait until the broker has every event, then release the held turns."""
         if pending:
-            await asyncio.gather(*pending)  # a failure raises: the worker restarts and reloads
+            await asyncio.gather(*pending)  # a failure raises: the worker stops (stop_on_crash)
         for job in jobs:
             for message in job.buffer.messages:
                 message.ack(self.app.consumer)
