@@ -67,7 +67,9 @@ def decide(
     *,
     refines_slot: bool = False,
 ) -> GateDecision:
-    """``refines_slot``: the new text covers the slot holder's (see ``core.merge.covers``)."""
+    """``refines_slot``: the new text says the slot holder's and more, without turning it
+    around (``core.merge.says_more``): "Sean is no longer my coach" covers the words of
+    "My coach is Sean" and ends it."""
     if slot_holder is not None:
         if slot_holder.similarity > config.reinforce_above:
             return GateDecision(

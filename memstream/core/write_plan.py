@@ -20,7 +20,7 @@ from memstream.core.extract.slots import prefers_item
 from memstream.core.facts import Fact, TurnView
 from memstream.core.gate import GateConfig, GateDecision, decide, reinforced_stability
 from memstream.core.hashing import content_hash
-from memstream.core.merge import covers, merge_texts
+from memstream.core.merge import merge_texts, says_more
 from memstream.core.namespace_memory import NamespaceMemory
 from memstream.core.relation_plan import declared_cause, declared_relation, plan_relations
 from memstream.core.relations import Proposal, RelationConfig
@@ -297,7 +297,7 @@ def _plan_fact(
     else:
         vector = memory.embed(fact.text)
         holder = memory.slot_holder(fact.subject, fact.slot, vector)
-        refines = holder is not None and covers(fact.text, holder.text)
+        refines = holder is not None and says_more(fact.text, holder.text)
         decision = decide(memory.closest(vector), holder, gate, refines_slot=refines)
     given_up = _given_up(memory, fact)
     if decision.target_id in given_up and decision.action in ("update", "reinforce"):

@@ -1,5 +1,5 @@
 """Knowledge updates through the broker, with the defaults and the rule extractor: a move,
-a change of preference and a change of job said in a later session supersede what was
+a change of preference, of job and of coach said in a later session supersede what was
 said before. The present-tense question gets the new value first; the old memory is
 superseded by a MemorySuperseded event with its evidence and causation id, which history
 and audit show; a question about the earlier time still finds the old value."""
@@ -27,18 +27,22 @@ BEFORE = [
     "I prefer Go for backend work.",
     "I have a cat named Luna.",
     "I love hiking on weekends.",
+    "My coach is Sean.",
 ]
 AFTER = [
     "Actually I moved from Lisbon to Porto.",
     "I left Acme and joined Initech as a data engineer.",
     "I prefer Rust over Go now.",
     "Luna loves the new balcony.",
+    "Sean is no longer my coach, my new coach is Marta.",
 ]
 # (question, the new value first, the memory it supersedes)
 CHANGES = [
     ("Where do I live?", "Porto", "Maya lives in Lisbon"),
     ("Where do I work?", "Initech", "Maya works at Acme as a data analyst"),
     ("Which programming language do I prefer?", "Rust", "Maya prefers Go for backend work"),
+    # a role one person holds for Maya at a time (core/extract/slots.py role slots)
+    ("Who is my coach?", "Marta", "Maya's coach is Sean"),
 ]
 
 

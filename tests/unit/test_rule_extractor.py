@@ -484,6 +484,35 @@ def test_contradicting_claims_share_a_slot() -> None:
     assert old.text != new.text
 
 
+@pytest.mark.parametrize(
+    ("said", "slot"),
+    [
+        ("Maya's coach is Sean", "role:coach"),
+        ("Marta is Maya's new coach", "role:coach"),
+        ("Sean is no longer Maya's coach, Maya's new coach is Marta", "role:coach"),
+        ("Maya's husband is Tom", "role:spouse"),
+        ("Maya's doctor is Dr. Okafor", "role:doctor"),
+        # not who holds the role: something the holder did or is like
+        ("Maya's coach wants Maya to run 60 km a week", None),
+        ("Maya's boss is annoying", None),
+        # many at once: no slot
+        ("Maya's sister is Anika", None),
+        ("Maya's friend is Leo", None),
+    ],
+)
+def test_who_holds_a_role_for_someone_is_a_slot(said: str, slot: str | None) -> None:
+    hit = detect_slot(said, "Maya", "maya")
+    assert (hit[1] if hit else None) == slot, hit
+    if slot:
+        assert hit is not None and hit[0] == "maya"
+
+
+def test_a_new_coach_shares_the_old_ones_slot() -> None:
+    old = only("My coach is Sean.")
+    new = only("Sean is no longer my coach, my new coach is Marta.")
+    assert (old.subject, old.slot) == (new.subject, new.slot) == ("user", "role:coach")
+
+
 # --- entities ----------------------------------------------------------------------------
 
 

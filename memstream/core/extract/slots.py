@@ -106,6 +106,82 @@ _SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("diet", _SUBJ + r"does not eat (?:meat|fish|dairy|gluten|pork|beef)\b"),
     )
 )
+# A role one person holds for the subject at a time: "Maya's coach is Sean", then "Maya's
+# new coach is Marta" (or "Sean is no longer Maya's coach") replaces it. Friends, siblings,
+# colleagues are many at once: not here.
+_ROLE_NAMES = {
+    "coach": "coach",
+    "trainer": "trainer",
+    "personal trainer": "trainer",
+    "doctor": "doctor",
+    "gp": "doctor",
+    "dentist": "dentist",
+    "therapist": "therapist",
+    "psychiatrist": "psychiatrist",
+    "counselor": "counselor",
+    "counsellor": "counselor",
+    "physio": "physiotherapist",
+    "physiotherapist": "physiotherapist",
+    "manager": "manager",
+    "boss": "manager",
+    "supervisor": "supervisor",
+    "mentor": "mentor",
+    "advisor": "advisor",
+    "adviser": "advisor",
+    "tutor": "tutor",
+    "landlord": "landlord",
+    "landlady": "landlord",
+    "accountant": "accountant",
+    "lawyer": "lawyer",
+    "attorney": "lawyer",
+    "vet": "vet",
+    "pediatrician": "pediatrician",
+    "wife": "spouse",
+    "husband": "spouse",
+    "spouse": "spouse",
+    "boyfriend": "partner",
+    "girlfriend": "partner",
+    "partner": "partner",
+    "fiance": "partner",
+    "fiancé": "partner",
+    "fiancée": "partner",
+    "fiancee": "partner",
+}
+_ROLE_RE = "|".join(sorted(map(re.escape, _ROLE_NAMES), key=len, reverse=True))
+_OWNER = (
+    r"(?P<subj>(?!(?-i:He|She|They|It|This|That)\b)(?-i:[A-Z])[\w.-]*(?: (?-i:[A-Z])[\w.-]*){0,2}?)"
+)
+_HOLDER = r"(?-i:[A-Z])[\w.-]*(?: (?-i:[A-Z])[\w.-]*){0,2}"
+_ROLE_OF = (
+    # "Maya's new coach is Marta", also after a clause: "Sean left, Maya's new coach is Marta"
+    re.compile(
+        r"^(?:[^,;]{1,80}[,;] (?:and |but |so |now )?)?" + _OWNER + r"'s "
+        r"(?:new |current |old |former |previous |first )?(?P<role>" + _ROLE_RE + r") "
+        r"(?:is|was|has been|will be|became|is now|is no longer|is not) (?:now |also )?"
+        r"(?:(?:Dr|Mr|Mrs|Ms|Prof)\.? )?(?-i:[A-Z])",
+        re.I,
+    ),
+    # "Marta is Maya's new coach", "Sean is no longer Maya's coach"
+    re.compile(
+        r"^" + _HOLDER + r" (?:is|was|has been|became|is now|is no longer|is not|will be) "
+        r"(?:now |also )?" + _OWNER + r"'s (?:new |current |old |former |previous |first )?"
+        r"(?P<role>" + _ROLE_RE + r")\b",
+        re.I,
+    ),
+)
+_ROLE_GATE = gate("|".join(_ROLE_NAMES))
+
+
+def _role_slot(text: str, words: frozenset[str]) -> re.Match[str] | None:
+    if not _ROLE_GATE.admits(words, text):
+        return None
+    for pattern in _ROLE_OF:
+        m = pattern.match(text)
+        if m:
+            return m
+    return None
+
+
 _FAVORITE = re.compile(
     r"^(?P<subj>(?-i:[A-Z])[\w.-]*(?: (?-i:[A-Z])[\w.-]*){0,2}?)'s (?:all-time |absolute |current |new |personal )?"
     r"favou?rite (?P<what>[a-z][a-z -]{0,40}?) (?:is|are|was|has become|will always be)\b",
@@ -241,6 +317,10 @@ def detect_slot_worded(
         if a and b and a != b:
             switched = "preference:" + "|".join(sorted((a, b)))
             return SlotHit(_subject_key(m, name, speaker_key), switched, (b,))
+    m = _role_slot(text, words)
+    if m:
+        role = _ROLE_NAMES[m.group("role").lower()]
+        return SlotHit(_subject_key(m, name, speaker_key), f"role:{role}")
     for i in _SLOT_GATES.admitting(words, text):
         slot, pattern = _SLOTS[i]
         m = pattern.match(text)
