@@ -63,6 +63,9 @@ class Fact:
     #: items the subject no longer prefers or uses ("prefers Rust over Go now": "go"): the
     #: write plan supersedes the subject's memories that prefer or use them
     replaces: tuple[str, ...] = ()
+    #: head nouns of plans the subject called off ("my marathon is cancelled": "marathon"):
+    #: the write plan supersedes the subject's plans that name them
+    cancels: tuple[str, ...] = ()
     #: the text of another fact of the same extraction that caused this one (a model says
     #: so, ``caused_by``): the write plan links the two memories with a ``causes`` edge
     cause: str | None = None

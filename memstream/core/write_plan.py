@@ -9,6 +9,7 @@ fold of the log will apply, so replaying the log rebuilds the same index.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -300,7 +301,11 @@ def _plan_fact(
         refines = holder is not None and says_more(fact.text, holder.text)
         decision = decide(memory.closest(vector), holder, gate, refines_slot=refines)
     given_up = _given_up(memory, fact)
-    if decision.target_id in given_up and decision.action in ("update", "reinforce"):
+    called_off = [m for m in _called_off(memory, fact, at) if m not in given_up]
+    if decision.target_id in (*given_up, *called_off) and decision.action in (
+        "update",
+        "reinforce",
+    ):
         # "prefers Rust over Go now" is close in words to "prefers Go", and ends it
         decision = GateDecision(
             "create", None, decision.similarity, f"{decision.reason}; the match is given up"
@@ -314,7 +319,8 @@ def _plan_fact(
     evidence = decision.evidence()
 
     def ends(by: str) -> list[Envelope[Any]]:
-        """The memories this fact says were given up, superseded by ``by``."""
+        """The memories this fact says were given up or called off, superseded by ``by``."""
+        spared = (by, decision.target_id if decision.action == "supersede" else None)
         return [
             event(
                 MemorySuperseded(
@@ -334,7 +340,27 @@ def _plan_fact(
                 f"given-up:{mid}",
             )
             for mid in given_up
-            if mid not in (by, decision.target_id if decision.action == "supersede" else None)
+            if mid not in spared
+        ] + [
+            event(
+                MemorySuperseded(
+                    memory_id=mid,
+                    superseded_by=by,
+                    valid_until=fact.valid_from or at,
+                    reason="cancelled",
+                    evidence={
+                        "decision": "supersede",
+                        "reason": "the plan was called off",
+                        "subject": fact.subject,
+                        "cancelled": list(fact.cancels),
+                        "old_text": memory.states[mid].text,
+                        "new_text": fact.text,
+                    },
+                ),
+                f"cancelled:{mid}",
+            )
+            for mid in called_off
+            if mid not in spared
         ]
 
     if decision.action == "reinforce" and decision.target_id is not None:
@@ -489,6 +515,33 @@ def _given_up(memory: NamespaceMemory, fact: Fact) -> list[str]:
         if not memory.states[mid].immutable
         and any(prefers_item(memory.states[mid].text, item) for item in fact.replaces)
     ]
+
+
+#: categories a plan is kept in ("I'm running the marathon in October" is a moment)
+_PLAN_CATEGORIES = frozenset({"commitment", "decision", "moment"})
+
+
+def _called_off(memory: NamespaceMemory, fact: Fact, at: datetime) -> list[str]:
+    """Active plans of the fact's subject that name what it says was called off ("my
+    marathon is cancelled" ends "Maya is running the Dublin marathon in October"): a plan's
+    category, or any memory dated after the cancellation; never one of the same turn (the
+    plan said instead: "I'm doing the half marathon instead, the marathon is cancelled")."""
+    if not fact.cancels or not fact.subject:
+        return []
+    names = [re.compile(rf"\b{re.escape(head)}(?:s|es)?\b", re.I) for head in fact.cancels]
+    return sorted(
+        mid
+        for mid, s in memory.states.items()
+        if s.active
+        and not s.immutable
+        and s.subject == fact.subject
+        and not set(s.source_turn_ids) & set(fact.source_turn_ids)
+        and (
+            s.category in _PLAN_CATEGORIES
+            or any(d is not None and d > at for d in (s.valid_from, s.valid_until))
+        )
+        and any(n.search(s.text) for n in names)
+    )
 
 
 def _plan_tags(

@@ -23,8 +23,8 @@ from memstream.schemas.envelope import Envelope
 T0 = datetime(2024, 3, 1, 9, tzinfo=UTC)
 
 
-def facts(text: str, at: datetime = T0) -> list[Fact]:
-    turn = TurnView(turn_id="t1", role="user", speaker="Maya", text=text, occurred_at=at)
+def facts(text: str, at: datetime = T0, turn_id: str = "t1") -> list[Fact]:
+    turn = TurnView(turn_id=turn_id, role="user", speaker="Maya", text=text, occurred_at=at)
     return extract_rules([turn])
 
 
@@ -101,7 +101,7 @@ def run(script: list[tuple[int, str]]) -> tuple[NamespaceMemory, list[Envelope[A
     for i, (day, text) in enumerate(script):
         at = T0 + timedelta(days=day, minutes=i)
         turn = BufferedTurn(f"e{i}", f"t{i}", "user", "Maya", text, at, scan(text, role="user"))
-        found = tuple(facts(text, at))
+        found = tuple(facts(text, at, f"t{i}"))
         flush = Flush("ns", f"s{day}", "high_signal", (turn,), found, None)
         log.extend(plan_flush(memory, flush, GateConfig()))
     return memory, log
@@ -135,6 +135,45 @@ def test_changes_supersede_with_evidence_and_the_fold_agrees() -> None:
     assert given_up.causation_id  # the flush that decided it
     active = {s.text for s in memory.states.values() if s.active}
     assert "Maya lives in Porto" in active and "Maya lives in Lisbon" not in active
+    rebuilt = fold(log)
+    assert {m: s.status for m, s in rebuilt.items()} == {
+        m: s.status for m, s in memory.states.items()
+    }
+
+
+@pytest.mark.parametrize(
+    ("said", "text", "cancels"),
+    [
+        ("My marathon is cancelled.", "Maya's marathon is cancelled", ("marathon",)),
+        ("We called off the trip to Japan because of work.",
+         "Maya and others called off the trip to Japan because of work", ("trip",)),
+        ("The wedding was called off.", "The wedding was called off", ("wedding",)),
+        ("I cancelled my gym membership.", "Maya cancelled Maya's gym membership", ("membership",)),
+    ],
+)  # fmt: skip
+def test_a_plan_called_off_names_what(said: str, text: str, cancels: tuple[str, ...]) -> None:
+    found = {f.text: f for f in facts(said)}
+    assert text in found, list(found)
+    assert (found[text].subject, found[text].cancels) == ("maya", cancels)
+
+
+def test_a_cancelled_plan_is_superseded_and_the_new_one_is_not() -> None:
+    memory, log = run(
+        [
+            (0, "I'm running the Dublin marathon in October."),
+            (0, "I love my marathon shoes."),  # not a plan: stays
+            (40, "I'm doing the Porto half marathon instead, my marathon is cancelled."),
+        ]
+    )
+    texts = {e.payload.memory_id: e.payload.text for e in log if e.type == "MemoryCreated"}
+    (ended,) = [e for e in log if e.type == "MemorySuperseded"]
+    assert texts[ended.payload.memory_id] == "Maya is running the Dublin marathon in October"
+    assert ended.payload.reason == "cancelled"
+    assert ended.payload.evidence["cancelled"] == ["marathon"]
+    instead = "Maya is doing the Porto half marathon instead, Maya's marathon is cancelled"
+    assert texts[ended.payload.superseded_by] == instead
+    active = {s.text for s in memory.states.values() if s.active}
+    assert instead in active and "Maya loves Maya's marathon shoes" in active, active
     rebuilt = fold(log)
     assert {m: s.status for m, s in rebuilt.items()} == {
         m: s.status for m, s in memory.states.items()

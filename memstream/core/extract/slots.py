@@ -284,11 +284,13 @@ def _subject_key(match: re.Match[str], name: str, speaker_key: str) -> str:
 
 class SlotHit(NamedTuple):
     """What a claim answers, and what it says the subject has given up: ``replaces`` are
-    items ("go") the subject no longer prefers or uses, whatever slot said they did."""
+    items ("go") the subject no longer prefers or uses, whatever slot said they did;
+    ``cancels`` the head nouns of plans called off ("marathon", "trip")."""
 
     subject: str
     slot: str | None
     replaces: tuple[str, ...] = ()
+    cancels: tuple[str, ...] = ()
 
 
 def detect_slot(text: str, name: str, speaker_key: str) -> tuple[str, str] | None:
@@ -344,6 +346,11 @@ def detect_slot_worded(
     if v:
         tech = v.group("tech") or v.group("tech2")
         return SlotHit(speaker_key, f"version:{TECH.get(tech.lower(), tech).lower()}")
+    called_off = cancelled_plans(text, words)
+    if called_off:
+        m, head = called_off
+        subject = _subject_key(m, name, speaker_key) if m.groupdict().get("subj") else speaker_key
+        return SlotHit(subject, None, cancels=(head,))
     gave_up = _GAVE_UP_GATE.admits(words, text) and _GAVE_UP.search(text)
     who = _SUBJECT_ONLY.match(text) if gave_up else None
     if gave_up and who:
@@ -422,3 +429,44 @@ _DISPREFERRED = frozenset(
 )
 _TECH_NAME = re.compile(r"(?<![\w.])(?:" + TECH_RE + r")(?![\w])", re.I)
 _SUBJECT_ONLY = re.compile(_SUBJ, re.I)
+
+# A plan called off: "Maya's marathon is cancelled", "The trip to Japan was called off",
+# "Maya cancelled the wedding" (third person, as the extractor words claims).
+_CALLED_OFF = r"(?:cancell?ed|called off|scrapped|off for good|postponed indefinitely)"
+# a clause may come first: "I'm doing the half marathon instead, my marathon is cancelled"
+_LEAD = r"^(?:[^,;]{1,80}[,;] (?:and |but |so |now |because )?)?"
+_CANCELLED = (
+    re.compile(
+        _LEAD
+        + r"(?:(?P<subj>(?-i:[A-Z])[\w.-]*(?: (?-i:[A-Z])[\w.-]*){0,2}?)(?P<group> and others)?'s|"
+        r"the|our|their)\s+(?P<what>[\w'’ -]{1,60}?) (?:is|was|has been|got|had been|is now|"
+        r"are|were|have been) (?:officially |now |just |all |sadly |been )?" + _CALLED_OFF + r"\b",
+        re.I,
+    ),
+    re.compile(
+        _LEAD + _SUBJ.removeprefix("^") + r"(?:has |have |had |just |finally |officially )*"
+        r"(?:cancell?ed|called off|"
+        r"scrapped) (?:the |our |their |(?:his|her|its) |(?-i:[A-Z])[\w.-]*'s )?"
+        r"(?P<what>[\w'’ -]{1,60}?)(?=$|[,.;]| (?:because|since|due|as|after|so)\b)",
+        re.I,
+    ),
+)
+_CANCELLED_GATE = gate("cancelled|canceled|called off|scrapped|off for good|postponed indefinitely")
+# what a plan's name runs on to: "the trip to Japan" is a trip
+_PLAN_TAIL = re.compile(r" (?:to|for|in|at|with|on|of|next|this|last)\b.*$", re.I)
+
+
+def cancelled_plans(text: str, words: frozenset[str]) -> tuple[re.Match[str], str] | None:
+    """(the match, the head noun of the plan) when the claim says a plan was called off."""
+    if not _CANCELLED_GATE.admits(words, text):
+        return None
+    for pattern in _CANCELLED:
+        m = pattern.match(text)
+        if m:
+            head = _head(_PLAN_TAIL.sub("", m.group("what")))
+            return (m, head) if head and head not in _NOT_PLANS else None
+    return None
+
+
+# words that name no plan of their own ("it was cancelled", "everything got called off")
+_NOT_PLANS = wordset("it this that everything all plan plans something anything one")
