@@ -48,15 +48,17 @@ def _clean(text: str) -> str:
     return _URL.sub(" ", text.translate(_QUOTES)).translate(_BLANKS)
 
 
-def _last_word(line: str, start: int, end: int) -> list[str]:
-    """``line[start:end].rsplit(None, 1)``, read from a short window before ``end`` when the
-    word starts inside it (long sentences are not copied for their last word)."""
+def _last_word(line: str, start: int, end: int) -> str:
+    """The last word of ``line[start:end]`` ("" if none), read from a short window before
+    ``end`` when the word starts inside it (long sentences are not copied for their last
+    word). Only the word: the window's text before it may be cut."""
     low = end - 48
     if low > start:
         words = line[low:end].rsplit(None, 1)
         if len(words) == 2:
-            return words
-    return line[start:end].rsplit(None, 1)
+            return words[1]
+    words = line[start:end].rsplit(None, 1)
+    return words[-1] if words else ""
 
 
 def split_sentences(text: str) -> list[str]:
@@ -78,8 +80,7 @@ def split_sentences(text: str) -> list[str]:
         start = 0
         for m in _BOUNDARY.finditer(line):
             if m.group(1) == ".":
-                words = _last_word(line, start, m.start())
-                token = words[-1].lower().strip("(\"'") if words else ""
+                token = _last_word(line, start, m.start()).lower().strip("(\"'")
                 initials = "." in token and all(
                     len(p) <= 2 and p.isalpha() for p in token.split(".")
                 )
