@@ -37,6 +37,7 @@ from memstream.schemas.events import (
     QValueUpdated,
     TurnsExtracted,
 )
+from memstream.streams.lazy_namespaces import Namespaces
 from memstream.streams.snapshots import (
     Snapshot,
     SnapshotKey,
@@ -84,7 +85,8 @@ class ParkedFeedback:
 class PartitionState:
     partition: int
     embedder: Embedder
-    namespaces: dict[str, NamespaceMemory] = field(default_factory=dict)
+    # unpacked from the snapshot on first use (streams/lazy_namespaces.py)
+    namespaces: Namespaces = field(default_factory=Namespaces)
     # Turns extracted: the recent ones by id, older ones by their session's floor (bounded)
     seen_turns: SeenTurns = field(default_factory=SeenTurns)
     buffers: dict[tuple[str, str | None], SessionBuffer] = field(default_factory=dict)
@@ -132,6 +134,20 @@ class PartitionState:
     )
     # (namespace, query_id) -> feedback waiting for that recall (see ParkedFeedback)
     parked: dict[tuple[str, str], list[ParkedFeedback]] = field(default_factory=dict)
+    # memory events of a namespace still packed, in log order: applied when it is unpacked
+    deferred: dict[str, list[Envelope[Any]]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.namespaces.bind(self.embedder, self._unpacked)
+
+    def _unpacked(self, namespace: str) -> None:
+        for env in self.deferred.pop(namespace, ()):
+            self._apply_to_memory(env)
+
+    def unpack_pending(self) -> None:
+        """Unpack every namespace with deferred events (they are applied): before a snapshot."""
+        for ns in list(self.deferred):
+            self.namespaces[ns]
 
     def memory(self, namespace: str) -> NamespaceMemory:
         mem = self.namespaces.get(namespace)
@@ -150,28 +166,36 @@ class PartitionState:
                 self.evolved(env.namespace, env.occurred_at)
             else:
                 self.cycled(env.namespace, env.occurred_at)
+        elif self.namespaces.is_packed(env.namespace) and not isinstance(
+            env.payload, QValueUpdated
+        ):
+            # the namespace waits packed: its event too (a Q update unpacks it, for the
+            # bookkeeping below that reads the state it leads to)
+            self.deferred.setdefault(env.namespace, []).append(env)
         else:
-            state = self.memory(env.namespace).apply(env)
-            if state is not None and isinstance(env.payload, QValueUpdated):
-                key = (env.namespace, state.memory_id)
-                since = q_high_since(self.q_high_since.get(key), state.q_value, env.occurred_at)
-                if since is None:
-                    self.q_high_since.pop(key, None)
-                else:
-                    self.q_high_since[key] = since
-                if env.payload.weight > 0.0:  # learned from use, not the cycle's drift
-                    ns = env.namespace
-                    self.q_updates_since[ns] = self.q_updates_since.get(ns, 0) + 1
-                    history = self.q_history.setdefault(key, [])
-                    outcome = str(env.payload.evidence.get("outcome") or "")
-                    history.append(
-                        (env.occurred_at, env.payload.new_q, env.payload.reward, outcome)
-                    )
-                    del history[:-Q_HISTORY]
+            self._apply_to_memory(env)
         if env.causation_id:
             self.processed.add(env.causation_id)
         self.advance(env.namespace, env.occurred_at)
         self.events_applied += 1
+
+    def _apply_to_memory(self, env: Envelope[Any]) -> None:
+        state = self.memory(env.namespace).apply(env)
+        if state is None or not isinstance(env.payload, QValueUpdated):
+            return
+        key = (env.namespace, state.memory_id)
+        since = q_high_since(self.q_high_since.get(key), state.q_value, env.occurred_at)
+        if since is None:
+            self.q_high_since.pop(key, None)
+        else:
+            self.q_high_since[key] = since
+        if env.payload.weight > 0.0:  # learned from use, not the cycle's drift
+            ns = env.namespace
+            self.q_updates_since[ns] = self.q_updates_since.get(ns, 0) + 1
+            history = self.q_history.setdefault(key, [])
+            outcome = str(env.payload.evidence.get("outcome") or "")
+            history.append((env.occurred_at, env.payload.new_q, env.payload.reward, outcome))
+            del history[:-Q_HISTORY]
 
     def apply_access(self, env: Envelope[Any], offset: int) -> bool:
         """Fold the access partition's record at ``offset``; False if it was already counted
@@ -277,7 +301,7 @@ async def load_partition(
     snapshot = snapshots.load(partition) if snapshots is not None else None
     state = PartitionState(partition, embedder)
     if snapshot is not None:
-        restore(state, snapshot.state, embedder)
+        restore(state, snapshot.state)
     before = state.events_applied
     try:
         memory, access = await _fold_both(

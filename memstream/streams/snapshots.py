@@ -35,7 +35,9 @@ from memstream.core.namespace_memory import NamespaceMemory
 log = logging.getLogger("memstream.snapshots")
 
 MAGIC = b"MEMSTREAM-SNAPSHOT\n"
-VERSION = 2  # 2: the gate vectors kept sparse (core/sparse_rows.py)
+# 2: the gate vectors kept sparse (core/sparse_rows.py); 3: each namespace a pickle of its
+# own, unpacked when first asked for (streams/lazy_namespaces.py)
+VERSION = 3
 _HEADER = struct.Struct(">I32sQ")  # version, sha256 of the body, body length
 
 #: PartitionState fields a snapshot keeps: what the log's fold builds. Buffers, parked
@@ -99,7 +101,9 @@ class Snapshot:
     key: SnapshotKey
     memory_position: int  # next offset of the memory-log partition to fold
     access_position: int  # next offset of the access partition to fold
-    state: dict[str, Any]  # STATE_FIELDS plus "namespaces": ns -> NamespaceMemory fields
+    # STATE_FIELDS plus "namespaces": ns -> a pickle of its NamespaceMemory fields (or, in a
+    # body not yet written, the fields themselves)
+    state: dict[str, Any]
 
 
 def path_for(data_dir: str | Path, key: SnapshotKey) -> Path:
@@ -107,34 +111,49 @@ def path_for(data_dir: str | Path, key: SnapshotKey) -> Path:
 
 
 def capture(state: Any) -> dict[str, Any]:
-    """The snapshot body of a PartitionState (shares its objects: pickle at once)."""
+    """The snapshot body of a PartitionState (shares its objects: write it at once). A
+    namespace still packed is kept as it was read; the others are pickled by ``write``."""
+    state.unpack_pending()  # a namespace with tail events waiting: applied first
     out = {name: getattr(state, name) for name in STATE_FIELDS}
-    out["namespaces"] = {
-        ns: {f.name: getattr(memory, f.name) for f in fields(memory) if f.name not in _MEMORY_SKIP}
-        for ns, memory in state.namespaces.items()
-    }
+    namespaces: dict[str, Any] = state.namespaces.packed()
+    for ns, memory in state.namespaces.loaded().items():
+        namespaces[ns] = {
+            f.name: getattr(memory, f.name) for f in fields(memory) if f.name not in _MEMORY_SKIP
+        }
+    out["namespaces"] = namespaces
     return out
 
 
-def restore(state: Any, body: dict[str, Any], embedder: Embedder) -> None:
-    """Fill a fresh PartitionState from a snapshot body."""
+def restore(state: Any, body: dict[str, Any]) -> None:
+    """Fill a fresh PartitionState from a snapshot body; its namespaces stay packed."""
     for name in STATE_FIELDS:
         setattr(state, name, body[name])
-    for ns, values in body["namespaces"].items():
-        memory = NamespaceMemory(ns, embedder)
-        for name, value in values.items():
-            setattr(memory, name, value)
-        state.namespaces[ns] = memory
+    state.namespaces.pack(body["namespaces"])
+
+
+def unpack_namespace(namespace: str, blob: bytes, embedder: Embedder) -> NamespaceMemory:
+    """One namespace's memory from its pickle in a snapshot."""
+    memory = NamespaceMemory(namespace, embedder)
+    for name, value in _unpickled(memoryview(blob)).items():
+        setattr(memory, name, value)
+    return memory
 
 
 def write(path: Path, snapshot: Snapshot) -> int:
     """Write ``snapshot`` to ``path`` atomically; its size in bytes."""
+    state = dict(snapshot.state)
+    state["namespaces"] = {
+        ns: value
+        if isinstance(value, bytes)
+        else pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        for ns, value in snapshot.state["namespaces"].items()
+    }
     body = pickle.dumps(
         {
             "key": snapshot.key,
             "memory_position": snapshot.memory_position,
             "access_position": snapshot.access_position,
-            "state": snapshot.state,
+            "state": state,
         },
         protocol=pickle.HIGHEST_PROTOCOL,
     )
