@@ -321,45 +321,32 @@ def _plan_fact(
     def ends(by: str) -> list[Envelope[Any]]:
         """The memories this fact says were given up or called off, superseded by ``by``."""
         spared = (by, decision.target_id if decision.action == "supersede" else None)
+        why = [
+            (mid, "given_up", "the subject no longer prefers or uses it", "given_up", fact.replaces)
+            for mid in given_up
+        ] + [
+            (mid, "cancelled", "the plan was called off", "cancelled", fact.cancels)
+            for mid in called_off
+        ]
         return [
             event(
                 MemorySuperseded(
                     memory_id=mid,
                     superseded_by=by,
                     valid_until=fact.valid_from or at,
-                    reason="given_up",
+                    reason=reason,
                     evidence={
                         "decision": "supersede",
-                        "reason": "the subject no longer prefers or uses it",
+                        "reason": because,
                         "subject": fact.subject,
-                        "given_up": list(fact.replaces),
+                        named: list(items),
                         "old_text": memory.states[mid].text,
                         "new_text": fact.text,
                     },
                 ),
-                f"given-up:{mid}",
+                f"{reason.replace('_', '-')}:{mid}",
             )
-            for mid in given_up
-            if mid not in spared
-        ] + [
-            event(
-                MemorySuperseded(
-                    memory_id=mid,
-                    superseded_by=by,
-                    valid_until=fact.valid_from or at,
-                    reason="cancelled",
-                    evidence={
-                        "decision": "supersede",
-                        "reason": "the plan was called off",
-                        "subject": fact.subject,
-                        "cancelled": list(fact.cancels),
-                        "old_text": memory.states[mid].text,
-                        "new_text": fact.text,
-                    },
-                ),
-                f"cancelled:{mid}",
-            )
-            for mid in called_off
+            for mid, reason, because, named, items in why
             if mid not in spared
         ]
 
