@@ -66,6 +66,9 @@ class Fact:
     #: head nouns of plans the subject called off ("my marathon is cancelled": "marathon"):
     #: the write plan supersedes the subject's plans that name them
     cancels: tuple[str, ...] = ()
+    #: likewise for plans moved to another time ("the dentist appointment was moved to
+    #: Friday": "appointment"): the new date supersedes the old plan
+    moves: tuple[str, ...] = ()
     #: the text of another fact of the same extraction that caused this one (a model says
     #: so, ``caused_by``): the write plan links the two memories with a ``causes`` edge
     cause: str | None = None

@@ -231,6 +231,12 @@ _CUES: Final[tuple[tuple[IntentKind, re.Pattern[str]], ...]] = (
 # fmt: on
 
 
+_WHEN_NOW = re.compile(r"when(?:'s| is| are| will| does| do)\b", re.IGNORECASE)
+_PAST = re.compile(
+    r"\b(?:did|was|were|had|used to|originally|previously|formerly|before|first)\b", re.IGNORECASE
+)
+
+
 def classify(query: str, now: datetime | None = None) -> Intent:
     """The intent of ``query``; ``now`` (event time) resolves "last month", "in March"."""
     time = parse_time(query, now)
@@ -260,10 +266,17 @@ def classify(query: str, now: datetime | None = None) -> Intent:
     if at is not None and now is not None and at > now:
         at = now  # "this week" asks about what is known so far
     entities = tuple(dict.fromkeys(e.name for e in scan(query).entities))
+    # "when is the appointment?" asks for the date now in force, not its history
+    current = (
+        time is None
+        and not any(k == "temporal" and t.lower() != "when" for k, t in matches)
+        and _WHEN_NOW.match(opening) is not None
+        and _PAST.search(query) is None
+    )
     return Intent(
         kind=kind,
         profile=PROFILES[kind] if time is None else with_time_match(PROFILES[kind]),
-        include_superseded=temporal,
+        include_superseded=temporal and not current,
         time=time,
         at=at,
         entities=entities,

@@ -301,8 +301,11 @@ def _plan_fact(
         refines = holder is not None and says_more(fact.text, holder.text)
         decision = decide(memory.closest(vector), holder, gate, refines_slot=refines)
     given_up = _given_up(memory, fact)
-    called_off = [m for m in _called_off(memory, fact, at) if m not in given_up]
-    if decision.target_id in (*given_up, *called_off) and decision.action in (
+    called_off = [m for m in _plans_naming(memory, fact, at, fact.cancels) if m not in given_up]
+    moved = [
+        m for m in _plans_naming(memory, fact, at, fact.moves) if m not in (*given_up, *called_off)
+    ]
+    if decision.target_id in (*given_up, *called_off, *moved) and decision.action in (
         "update",
         "reinforce",
     ):
@@ -321,13 +324,26 @@ def _plan_fact(
     def ends(by: str) -> list[Envelope[Any]]:
         """The memories this fact says were given up or called off, superseded by ``by``."""
         spared = (by, decision.target_id if decision.action == "supersede" else None)
-        why = [
-            (mid, "given_up", "the subject no longer prefers or uses it", "given_up", fact.replaces)
-            for mid in given_up
-        ] + [
-            (mid, "cancelled", "the plan was called off", "cancelled", fact.cancels)
-            for mid in called_off
-        ]
+        why = (
+            [
+                (
+                    mid,
+                    "given_up",
+                    "the subject no longer prefers or uses it",
+                    "given_up",
+                    fact.replaces,
+                )
+                for mid in given_up
+            ]
+            + [
+                (mid, "cancelled", "the plan was called off", "cancelled", fact.cancels)
+                for mid in called_off
+            ]
+            + [
+                (mid, "rescheduled", "the plan was moved to another time", "moved", fact.moves)
+                for mid in moved
+            ]
+        )
         return [
             event(
                 MemorySuperseded(
@@ -508,14 +524,20 @@ def _given_up(memory: NamespaceMemory, fact: Fact) -> list[str]:
 _PLAN_CATEGORIES = frozenset({"commitment", "decision", "moment"})
 
 
-def _called_off(memory: NamespaceMemory, fact: Fact, at: datetime) -> list[str]:
-    """Active plans of the fact's subject that name what it says was called off ("my
-    marathon is cancelled" ends "Maya is running the Dublin marathon in October"): a plan's
-    category, or any memory dated after the cancellation; never one of the same turn (the
+def _plans_naming(
+    memory: NamespaceMemory, fact: Fact, at: datetime, heads: tuple[str, ...]
+) -> list[str]:
+    """Active plans of the fact's subject that name what it says was called off or moved
+    ("my marathon is cancelled" ends "Maya is running the Dublin marathon in October"): a
+    plan's category, or any memory dated after the change; never one of the same turn (the
     plan said instead: "I'm doing the half marathon instead, the marathon is cancelled")."""
-    if not fact.cancels or not fact.subject:
+    if not heads or not fact.subject:
         return []
-    names = [re.compile(rf"\b{re.escape(head)}(?:s|es)?\b", re.I) for head in fact.cancels]
+    # every word of the plan's name ("dentist appointment", "call Matthew"), plural or not
+    names = [
+        [re.compile(rf"\b{re.escape(word)}(?:s|es)?\b", re.I) for word in name.split()]
+        for name in heads
+    ]
     return sorted(
         mid
         for mid, s in memory.states.items()
@@ -527,7 +549,7 @@ def _called_off(memory: NamespaceMemory, fact: Fact, at: datetime) -> list[str]:
             s.category in _PLAN_CATEGORIES
             or any(d is not None and d > at for d in (s.valid_from, s.valid_until))
         )
-        and any(n.search(s.text) for n in names)
+        and any(all(w.search(s.text) for w in name) for name in names)
     )
 
 

@@ -107,6 +107,16 @@ def run(script: list[tuple[int, str]]) -> tuple[NamespaceMemory, list[Envelope[A
     return memory, log
 
 
+def superseded(log: list[Envelope[Any]]) -> dict[str, tuple[str, Envelope[Any]]]:
+    """old text -> (the text that superseded it, the MemorySuperseded event)."""
+    texts = {e.payload.memory_id: e.payload.text for e in log if e.type == "MemoryCreated"}
+    return {
+        texts[e.payload.memory_id]: (texts[e.payload.superseded_by], e)
+        for e in log
+        if e.type == "MemorySuperseded"
+    }
+
+
 def test_changes_supersede_with_evidence_and_the_fold_agrees() -> None:
     memory, log = run(
         [
@@ -118,12 +128,7 @@ def test_changes_supersede_with_evidence_and_the_fold_agrees() -> None:
             (60, "I prefer Rust over Go now."),
         ]
     )
-    texts = {e.payload.memory_id: e.payload.text for e in log if e.type == "MemoryCreated"}
-    ended = {
-        texts[e.payload.memory_id]: (texts[e.payload.superseded_by], e)
-        for e in log
-        if e.type == "MemorySuperseded"
-    }
+    ended = superseded(log)
     assert {old: new for old, (new, _) in ended.items()} == {
         "Maya lives in Lisbon": "Maya lives in Porto",
         "Maya works at Acme as a data analyst": "Maya works at Initech as a data engineer",
@@ -146,9 +151,10 @@ def test_changes_supersede_with_evidence_and_the_fold_agrees() -> None:
     [
         ("My marathon is cancelled.", "Maya's marathon is cancelled", ("marathon",)),
         ("We called off the trip to Japan because of work.",
-         "Maya and others called off the trip to Japan because of work", ("trip",)),
+         "Maya and others called off the trip to Japan because of work", ("trip Japan",)),
         ("The wedding was called off.", "The wedding was called off", ("wedding",)),
-        ("I cancelled my gym membership.", "Maya cancelled Maya's gym membership", ("membership",)),
+        ("I cancelled my gym membership.", "Maya cancelled Maya's gym membership",
+         ("gym membership",)),
     ],
 )  # fmt: skip
 def test_a_plan_called_off_names_what(said: str, text: str, cancels: tuple[str, ...]) -> None:
@@ -174,6 +180,49 @@ def test_a_cancelled_plan_is_superseded_and_the_new_one_is_not() -> None:
     assert texts[ended.payload.superseded_by] == instead
     active = {s.text for s in memory.states.values() if s.active}
     assert instead in active and "Maya loves Maya's marathon shoes" in active, active
+    rebuilt = fold(log)
+    assert {m: s.status for m, s in rebuilt.items()} == {
+        m: s.status for m, s in memory.states.items()
+    }
+
+
+@pytest.mark.parametrize(
+    ("said", "moves"),
+    [
+        ("My dentist appointment was moved to Friday.", ("dentist appointment",)),
+        ("We postponed the trip to Japan until June.", ("trip Japan",)),
+        ("The meeting got pushed back to next Tuesday.", ("meeting",)),
+        ("I moved the standup to 10am.", ("standup",)),
+        # not a plan moved to a time: a thing moved somewhere, or the speaker moving house
+        ("The couch was moved to the garage.", ()),
+        ("I moved to Porto last month.", ()),
+    ],
+)  # fmt: skip
+def test_a_plan_moved_to_another_time_names_what(said: str, moves: tuple[str, ...]) -> None:
+    assert {m for f in facts(said) for m in f.moves} == set(moves)
+
+
+def test_a_moved_plan_is_superseded_by_the_new_time_only_when_it_is_the_same_plan() -> None:
+    memory, log = run(
+        [
+            (0, "I have a dentist appointment on March 20."),
+            (0, "I have a call with Matthew on March 21."),
+            (0, "I have a call with Priya on March 22."),
+            (5, "I rescheduled the call with Matthew to March 28."),
+            (6, "My dentist appointment was moved to March 27."),
+        ]
+    )
+    ended = {old: (e.payload.reason, new) for old, (new, e) in superseded(log).items()}
+    assert ended == {
+        "Maya has a dentist appointment on March 20": (
+            "rescheduled",
+            "Maya's dentist appointment was moved to March 27",
+        ),
+        "Maya has a call with Matthew on March 21": (
+            "rescheduled",
+            "Maya rescheduled the call with Matthew to March 28",
+        ),
+    }, ended  # the call with Priya is another call
     rebuilt = fold(log)
     assert {m: s.status for m, s in rebuilt.items()} == {
         m: s.status for m, s in memory.states.items()

@@ -312,3 +312,20 @@ def test_a_question_of_two_people_at_once_is_asked_of_each() -> None:
     ]
     # without "each" / "both" the pair is one subject
     assert decompose("What did Ana and Bob eat?") == ["What did Ana and Bob eat?"]
+
+
+@pytest.mark.parametrize(
+    ("query", "history"),
+    [
+        ("When is Maya's dentist appointment?", False),  # the date now in force
+        ("When's the wedding now?", False),
+        ("When did Maya move to Lisbon?", True),
+        ("When was the meeting originally?", True),
+        ("When is my flight and when did I book it?", True),
+        ("Where did Maya live in January 2024?", True),
+    ],
+)
+def test_a_present_tense_when_question_leaves_superseded_memories_out(
+    query: str, history: bool
+) -> None:
+    assert classify(query).include_superseded is history

@@ -314,6 +314,7 @@ def _fact_of_claim(
         slot=slot[1] if slot else None,
         replaces=hit.replaces if hit is not None else (),
         cancels=hit.cancels if hit is not None else (),
+        moves=hit.moves if hit is not None else (),
         importance=_importance(
             category, slot is not None, named, dated.has_date, name, claim.text, said_words
         ),
@@ -323,7 +324,13 @@ def _fact_of_claim(
     # a move or a new job: the state it leads to, which supersedes the old one, and the
     # event as said ("Maya moved from Lisbon to Porto in February 2024"), for history
     event = replace(
-        fact, text=text, slot=None, replaces=(), cancels=(), kind=kind if valid_from else "note"
+        fact,
+        text=text,
+        slot=None,
+        replaces=(),
+        cancels=(),
+        moves=(),
+        kind=kind if valid_from else "note",
     )
     return [replace(fact, kind="note"), event]
 

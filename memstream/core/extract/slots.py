@@ -285,12 +285,14 @@ def _subject_key(match: re.Match[str], name: str, speaker_key: str) -> str:
 class SlotHit(NamedTuple):
     """What a claim answers, and what it says the subject has given up: ``replaces`` are
     items ("go") the subject no longer prefers or uses, whatever slot said they did;
-    ``cancels`` the head nouns of plans called off ("marathon", "trip")."""
+    ``cancels`` the head nouns of plans called off ("marathon", "trip"), ``moves`` of plans
+    moved to another time ("the dentist appointment was moved to Friday")."""
 
     subject: str
     slot: str | None
     replaces: tuple[str, ...] = ()
     cancels: tuple[str, ...] = ()
+    moves: tuple[str, ...] = ()
 
 
 def detect_slot(text: str, name: str, speaker_key: str) -> tuple[str, str] | None:
@@ -346,11 +348,13 @@ def detect_slot_worded(
     if v:
         tech = v.group("tech") or v.group("tech2")
         return SlotHit(speaker_key, f"version:{TECH.get(tech.lower(), tech).lower()}")
-    called_off = cancelled_plans(text, words)
-    if called_off:
-        m, head = called_off
+    changed = plan_change(text, words)
+    if changed:
+        how, m, head = changed
         subject = _subject_key(m, name, speaker_key) if m.groupdict().get("subj") else speaker_key
-        return SlotHit(subject, None, cancels=(head,))
+        if how == "cancelled":
+            return SlotHit(subject, None, cancels=(head,))
+        return SlotHit(subject, None, moves=(head,))
     gave_up = _GAVE_UP_GATE.admits(words, text) and _GAVE_UP.search(text)
     who = _SUBJECT_ONLY.match(text) if gave_up else None
     if gave_up and who:
@@ -452,19 +456,70 @@ _CANCELLED = (
     ),
 )
 _CANCELLED_GATE = gate("cancelled|canceled|called off|scrapped|off for good|postponed indefinitely")
-# what a plan's name runs on to: "the trip to Japan" is a trip
-_PLAN_TAIL = re.compile(r" (?:to|for|in|at|with|on|of|next|this|last)\b.*$", re.I)
+# A plan moved to another time: "Maya's dentist appointment was moved to Friday", "Maya
+# postponed the trip until June"; only to a time ("the couch was moved to the garage" is not)
+_TO_A_TIME = (
+    # ("to on 8 March": the date resolver writes a weekday out so)
+    r"(?:to|until|till|back to|for) (?:on |in |the week of )?(?=(?:(?:monday|tuesday|wednesday|"
+    r"thursday|friday|saturday|sunday|january|february|march|april|may|june|july|august|"
+    r"september|october|november|december|next|later|tomorrow|tonight|this|early|late|mid|"
+    r"the (?:end|start|beginning|middle|following|next|week|weekend|day))\b|\d))"
+)
+_RESCHEDULED = (
+    re.compile(
+        _LEAD
+        + r"(?:(?P<subj>(?-i:[A-Z])[\w.-]*(?: (?-i:[A-Z])[\w.-]*){0,2}?)(?P<group> and others)?'s|"
+        r"the|our|their)\s+(?P<what>[\w'’ -]{1,60}?) (?:is|was|has been|got|had been|are|were|"
+        r"have been) (?:now |just |all |been )?(?:moved|pushed back|pushed|postponed|rescheduled|"
+        r"moved up|brought forward|delayed|shifted) " + _TO_A_TIME,
+        re.I,
+    ),
+    re.compile(
+        _LEAD + _SUBJ.removeprefix("^") + r"(?:has |have |had |just |finally )*"
+        r"(?:postponed|rescheduled|pushed back|delayed|brought forward|moved|pushed) "
+        r"(?:the |our |their |(?:his|her|its) |(?-i:[A-Z])[\w.-]*'s )?"
+        r"(?P<what>[\w'’ -]{1,60}?) " + _TO_A_TIME,
+        re.I,
+    ),
+)
+_RESCHEDULED_GATE = gate(
+    "moved|pushed|postponed|rescheduled|brought forward|delayed|shifted",
+    also=gate("to|until|till|for"),
+)
+# where a plan's name runs on: "the trip to Japan" is a trip (to Japan)
+_PLAN_TAIL = re.compile(r" (?:to|for|in|at|with|on|of|from|next|this|last|until|till|by)\b", re.I)
+_PLAN_LEAD = wordset("a an the my our their his her its this that some")
 
 
-def cancelled_plans(text: str, words: frozenset[str]) -> tuple[re.Match[str], str] | None:
-    """(the match, the head noun of the plan) when the claim says a plan was called off."""
-    if not _CANCELLED_GATE.admits(words, text):
-        return None
-    for pattern in _CANCELLED:
-        m = pattern.match(text)
-        if m:
-            head = _head(_PLAN_TAIL.sub("", m.group("what")))
-            return (m, head) if head and head not in _NOT_PLANS else None
+def _plan_name(what: str) -> str:
+    """The words a plan must be named by to be the one meant: what comes before its first
+    preposition, and the names after it ("a call with Matthew from April 4" -> "call
+    Matthew", "the dentist appointment" -> "dentist appointment"); the last core word is
+    its head."""
+    cut = _PLAN_TAIL.search(what)
+    core, tail = (what[: cut.start()], what[cut.start() :]) if cut else (what, "")
+    words = [w.lower() for w in core.split() if w.lower() not in _PLAN_LEAD and "'" not in w]
+    names = [w for w in re.findall(r"\b(?-i:[A-Z])[\w-]+", tail) if not w.isupper()]
+    head = _head(" ".join(words)) if words else ""
+    if not head or head in _NOT_PLANS or any(c.isdigit() for c in head):
+        return ""
+    return " ".join([*words[: words.index(head)], head, *names] if head in words else [head])
+
+
+def plan_change(text: str, words: frozenset[str]) -> tuple[str, re.Match[str], str] | None:
+    """("cancelled" or "rescheduled", the match, the plan's name, ``_plan_name``) when the
+    claim says a plan was called off or moved to another time."""
+    for how, patterns, admits in (
+        ("cancelled", _CANCELLED, _CANCELLED_GATE),
+        ("rescheduled", _RESCHEDULED, _RESCHEDULED_GATE),
+    ):
+        if not admits.admits(words, text):
+            continue
+        for pattern in patterns:
+            m = pattern.match(text)
+            if m:
+                name = _plan_name(m.group("what"))
+                return (how, m, name) if name else None
     return None
 
 
