@@ -322,27 +322,18 @@ def _plan_fact(
     evidence = decision.evidence()
 
     def ends(by: str) -> list[Envelope[Any]]:
-        """The memories this fact says were given up or called off, superseded by ``by``."""
+        """The memories this fact says were given up, called off or moved, superseded by ``by``."""
         spared = (by, decision.target_id if decision.action == "supersede" else None)
-        why = (
-            [
-                (
-                    mid,
-                    "given_up",
-                    "the subject no longer prefers or uses it",
-                    "given_up",
-                    fact.replaces,
-                )
-                for mid in given_up
-            ]
-            + [
-                (mid, "cancelled", "the plan was called off", "cancelled", fact.cancels)
-                for mid in called_off
-            ]
-            + [
-                (mid, "rescheduled", "the plan was moved to another time", "moved", fact.moves)
-                for mid in moved
-            ]
+        kinds = (
+            (
+                given_up,
+                "given_up",
+                "the subject no longer prefers or uses it",
+                "given_up",
+                fact.replaces,
+            ),
+            (called_off, "cancelled", "the plan was called off", "cancelled", fact.cancels),
+            (moved, "rescheduled", "the plan was moved to another time", "moved", fact.moves),
         )
         return [
             event(
@@ -362,7 +353,8 @@ def _plan_fact(
                 ),
                 f"{reason.replace('_', '-')}:{mid}",
             )
-            for mid, reason, because, named, items in why
+            for ids, reason, because, named, items in kinds
+            for mid in ids
             if mid not in spared
         ]
 

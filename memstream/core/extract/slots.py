@@ -18,9 +18,11 @@ _RELATIONS = (
     r"best friend|friend|colleague|coworker|boss|manager|mentor|roommate|neighbou?r|dog|cat|pet|puppy|kitten|"
     r"horse|team|company|startup|project|family|parents|children"
 )
+# a name of up to three capitalised words ("Maya", "New York City")
+_NAME = r"(?-i:[A-Z])[\w.-]*(?: (?-i:[A-Z])[\w.-]*){0,2}"
 _SUBJ = (
     r"^(?!(?-i:He|She|They|It|This|That|There|These|Those|Here|What|Who)\b)"
-    r"(?P<subj>(?-i:[A-Z])[\w.-]*(?: (?-i:[A-Z])[\w.-]*){0,2}?)(?:'s (?:(?:older|younger|little|big|best|new|old) )?"
+    r"(?P<subj>" + _NAME + r"?)(?:'s (?:(?:older|younger|little|big|best|new|old) )?"
     r"(?P<rel>" + _RELATIONS + r"))?(?P<group> and others)?\s+" + ADVERB + r"*"
 )
 JOBS = (
@@ -148,10 +150,7 @@ _ROLE_NAMES = {
     "fiancee": "partner",
 }
 _ROLE_RE = "|".join(sorted(map(re.escape, _ROLE_NAMES), key=len, reverse=True))
-_OWNER = (
-    r"(?P<subj>(?!(?-i:He|She|They|It|This|That)\b)(?-i:[A-Z])[\w.-]*(?: (?-i:[A-Z])[\w.-]*){0,2}?)"
-)
-_HOLDER = r"(?-i:[A-Z])[\w.-]*(?: (?-i:[A-Z])[\w.-]*){0,2}"
+_OWNER = r"(?P<subj>(?!(?-i:He|She|They|It|This|That)\b)" + _NAME + r"?)"
 _ROLE_OF = (
     # "Maya's new coach is Marta", also after a clause: "Sean left, Maya's new coach is Marta"
     re.compile(
@@ -163,7 +162,7 @@ _ROLE_OF = (
     ),
     # "Marta is Maya's new coach", "Sean is no longer Maya's coach"
     re.compile(
-        r"^" + _HOLDER + r" (?:is|was|has been|became|is now|is no longer|is not|will be) "
+        r"^" + _NAME + r" (?:is|was|has been|became|is now|is no longer|is not|will be) "
         r"(?:now |also )?" + _OWNER + r"'s (?:new |current |old |former |previous |first )?"
         r"(?P<role>" + _ROLE_RE + r")\b",
         re.I,
@@ -183,12 +182,12 @@ def _role_slot(text: str, words: frozenset[str]) -> re.Match[str] | None:
 
 
 _FAVORITE = re.compile(
-    r"^(?P<subj>(?-i:[A-Z])[\w.-]*(?: (?-i:[A-Z])[\w.-]*){0,2}?)'s (?:all-time |absolute |current |new |personal )?"
+    r"^(?P<subj>" + _NAME + r"?)'s (?:all-time |absolute |current |new |personal )?"
     r"favou?rite (?P<what>[a-z][a-z -]{0,40}?) (?:is|are|was|has become|will always be)\b",
     re.I,
 )
 _FAVORITE_REVERSED = re.compile(
-    r"^.+? (?:is|are|was|has become) (?P<subj>(?-i:[A-Z])[\w.-]*(?: (?-i:[A-Z])[\w.-]*){0,2}?)'s (?:all-time |absolute |"
+    r"^.+? (?:is|are|was|has become) (?P<subj>" + _NAME + r"?)'s (?:all-time |absolute |"
     r"current |new |personal )?favou?rite (?P<what>[a-z][a-z -]{0,40}?)$",
     re.I,
 )
@@ -439,19 +438,31 @@ _SUBJECT_ONLY = re.compile(_SUBJ, re.I)
 _CALLED_OFF = r"(?:cancell?ed|called off|scrapped|off for good|postponed indefinitely)"
 # a clause may come first: "I'm doing the half marathon instead, my marathon is cancelled"
 _LEAD = r"^(?:[^,;]{1,80}[,;] (?:and |but |so |now |because )?)?"
+# "Maya's marathon", "the trip to Japan": whose plan (when said) and what it is
+_POSSESSED = (
+    r"(?:(?P<subj>" + _NAME + r"?)(?P<group> and others)?'s|the|our|their)\s+"
+    r"(?P<what>[\w'’ -]{1,60}?)"
+)
+# the same plan after a verb: "Maya cancelled the wedding", "postponed Ana's party"
+_PLAN_OBJECT = (
+    r"(?:the |our |their |(?:his|her|its) |(?-i:[A-Z])[\w.-]*'s )?(?P<what>[\w'’ -]{1,60}?)"
+)
+_BE = r"(?:is|was|has been|got|had been|is now|are|were|have been)"
 _CANCELLED = (
     re.compile(
         _LEAD
-        + r"(?:(?P<subj>(?-i:[A-Z])[\w.-]*(?: (?-i:[A-Z])[\w.-]*){0,2}?)(?P<group> and others)?'s|"
-        r"the|our|their)\s+(?P<what>[\w'’ -]{1,60}?) (?:is|was|has been|got|had been|is now|"
-        r"are|were|have been) (?:officially |now |just |all |sadly |been )?" + _CALLED_OFF + r"\b",
+        + _POSSESSED
+        + r" "
+        + _BE
+        + r" (?:officially |now |just |all |sadly |been )?"
+        + _CALLED_OFF
+        + r"\b",
         re.I,
     ),
     re.compile(
         _LEAD + _SUBJ.removeprefix("^") + r"(?:has |have |had |just |finally |officially )*"
         r"(?:cancell?ed|called off|"
-        r"scrapped) (?:the |our |their |(?:his|her|its) |(?-i:[A-Z])[\w.-]*'s )?"
-        r"(?P<what>[\w'’ -]{1,60}?)(?=$|[,.;]| (?:because|since|due|as|after|so)\b)",
+        r"scrapped) " + _PLAN_OBJECT + r"(?=$|[,.;]| (?:because|since|due|as|after|so)\b)",
         re.I,
     ),
 )
@@ -468,17 +479,19 @@ _TO_A_TIME = (
 _RESCHEDULED = (
     re.compile(
         _LEAD
-        + r"(?:(?P<subj>(?-i:[A-Z])[\w.-]*(?: (?-i:[A-Z])[\w.-]*){0,2}?)(?P<group> and others)?'s|"
-        r"the|our|their)\s+(?P<what>[\w'’ -]{1,60}?) (?:is|was|has been|got|had been|are|were|"
-        r"have been) (?:now |just |all |been )?(?:moved|pushed back|pushed|postponed|rescheduled|"
+        + _POSSESSED
+        + r" "
+        + _BE
+        + r" (?:now |just |all |been )?(?:moved|pushed back|pushed|postponed|rescheduled|"
         r"moved up|brought forward|delayed|shifted) " + _TO_A_TIME,
         re.I,
     ),
     re.compile(
         _LEAD + _SUBJ.removeprefix("^") + r"(?:has |have |had |just |finally )*"
         r"(?:postponed|rescheduled|pushed back|delayed|brought forward|moved|pushed) "
-        r"(?:the |our |their |(?:his|her|its) |(?-i:[A-Z])[\w.-]*'s )?"
-        r"(?P<what>[\w'’ -]{1,60}?) " + _TO_A_TIME,
+        + _PLAN_OBJECT
+        + r" "
+        + _TO_A_TIME,
         re.I,
     ),
 )
