@@ -41,6 +41,7 @@ from memstream.projections.retrieval.port import (
     checkpoint_point_id,
     decode_point,
     encode_payload,
+    parsed_payload,
     point_id,
 )
 
@@ -293,7 +294,10 @@ class EdgeRetrievalStore(RetrievalStore):
         if missing:
             ids: list[Any] = [uuid.UUID(int=k) if isinstance(k, int) else k for k in missing]
             records = self._open().retrieve(ids, with_payload=True, with_vector=False)
-            fetched = {r.id.int: r.payload for r in records if r.payload is not None}
+            # kept parsed: a recall reads the same candidates' states again and again
+            fetched = {
+                r.id.int: parsed_payload(r.payload) for r in records if r.payload is not None
+            }
             self._payloads.keep(fetched, epoch)
             found.update(fetched)
         return found
