@@ -44,7 +44,9 @@ def run() -> list[Figure]:
                notes=f"{neg['left_top5']} of {neg['distractors']} top-5 distractors (goal: all)"),
         Figure("forgetting: share of trivial memories archived after a year",
                f["trivial_archived"] / f["trivial"] if f["trivial"] else 0.0, "share",
-               notes=year),
+               notes=f"of the others, {f['trivial_consolidated']} were consolidated "
+               "(captured by a strong memory said after them in the session, or said again: "
+               f"not trivia), {f['trivial_dormant']} faded to dormant; " + year),
         Figure("forgetting: share of important memories still active after a year",
                f["important_active"] / f["important"] if f["important"] else 0.0, "share",
                notes=f"the others retired by {kept} (a task 90 days past due is stale); " + year),

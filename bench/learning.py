@@ -323,6 +323,13 @@ def evaluate_forgetting(eval_set: EvalSet) -> dict[str, Any]:
         "trivial": len(trivial),
         "important": len(important),
         "trivial_archived": sum(final[m].status == "archived" for m in trivial),
+        # consolidated (captured by a strong memory that followed, or said again): kept
+        "trivial_consolidated": sum(
+            final[m].status != "archived" and final[m].stability > 1.0 for m in trivial
+        ),
+        "trivial_dormant": sum(
+            final[m].status == "active" and final[m].tier == "peripheral" for m in trivial
+        ),
         "important_active": sum(m in live for m in important),
         "important_retired_by": dict(
             sorted(Counter(rule_of[m] for m in important if m not in live).items())

@@ -3,8 +3,10 @@ trivial importance from the extractor's spectrum, and a year of event time later
 daily dream cycle archives it (``fact_archival``, with its age and importance as
 evidence) while identity, health and commitments stay active. An everyday fact nobody
 recalled or rated fades by time alone: the tier rules send it dormant (``faded``, its
-retention and idle days as evidence) and recall still finds it. Recall leaves the
-archived small talk out, and still reaches it with ``include_archived``."""
+retention and idle days as evidence) and recall still finds it. Small talk said just before
+news in the same session was captured by it (synaptic tagging): consolidated, it is never
+archived as trivia and only fades. Recall leaves the archived small talk out, and still
+reaches it with ``include_archived``."""
 
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ from typing import Any
 from memstream.consumers.client import Memory
 from memstream.consumers.producer import AsyncProducer
 from memstream.infra.settings import Settings
-from tests.harness import own_worker
+from tests.harness import own_worker, turn_from_row
 from tests.integration.test_edge_fading import _turn, _until
 
 T0 = datetime(2024, 1, 10, 9, tzinfo=UTC)
@@ -27,6 +29,23 @@ IMPORTANT = (
     "I'm allergic to penicillin, please never forget that.",
 )
 EVERYDAY = "I take the 7:40 train to work."  # mid importance: neither trivia nor kept
+# a weak remark, then news in the same session: the news captures the remark's tag
+CAPTURED = "I had a bagel with my coffee this morning."
+NEWS = "Big news: I got engaged to Priya last night, we are getting married in June!"
+
+
+def _in_session(ns: str, i: int, text: str, at: datetime) -> Any:
+    return turn_from_row(
+        {
+            "namespace": ns,
+            "session_id": "s-news",
+            "turn_id": f"t{i}",
+            "role": "user",
+            "speaker": "Sam",
+            "text": text,
+            "occurred_at": at.isoformat(),
+        }
+    )
 
 
 def _created(log: list[Any]) -> list[Any]:
@@ -50,13 +69,24 @@ async def test_small_talk_is_archived_after_a_year_and_the_rest_stays(
         async with AsyncProducer(own) as p:
             for i, text in enumerate((*TRIVIA, *IMPORTANT, EVERYDAY)):
                 await p.publish(_turn(ns, i, text, T0 + timedelta(minutes=i)))
-        log = await _until(own, ns, lambda g: len(_created(g)) >= 7)
+            for i, text in enumerate((CAPTURED, NEWS), start=7):
+                await p.publish(_in_session(ns, i, text, T0 + timedelta(hours=2, minutes=i)))
+        log = await _until(
+            own, ns, lambda g: len(_created(g)) >= 9 and any(e.type == "TagCaptured" for e in g)
+        )
         created = {e.payload.text: e.payload for e in _created(log)}
-        trivial = {m.memory_id for m in created.values() if m.importance < 0.3}
-        kept = {m.memory_id for m in created.values() if m.importance >= 0.7}
+        [captured] = [m for m in created.values() if "bagel" in m.text]
+        [news] = [m for m in created.values() if "engaged" in m.text]
+        trivial = {m.memory_id for m in created.values() if m.importance < 0.3} - {
+            captured.memory_id
+        }
+        kept = {m.memory_id for m in created.values() if m.importance >= 0.7} - {news.memory_id}
         assert len(trivial) == 3 and len(kept) == 3, {t: m.importance for t, m in created.items()}
         [everyday] = [m for m in created.values() if "7:40 train" in m.text]
         assert 0.3 <= everyday.importance < 0.6, everyday.importance
+        assert captured.importance < 0.3, captured.importance
+        [capture] = [e.payload for e in log if e.type == "TagCaptured"]
+        assert (capture.memory_id, capture.captured_by) == (captured.memory_id, news.memory_id)
 
         async with AsyncProducer(own) as p:  # a year of event time passes
             await p.publish(
@@ -69,7 +99,8 @@ async def test_small_talk_is_archived_after_a_year_and_the_rest_stays(
             ns,
             lambda g: (
                 {e.payload.memory_id for e in _archival(g)} >= trivial
-                and any(e.payload.memory_id == everyday.memory_id for e in _faded(g))
+                and {everyday.memory_id, captured.memory_id}
+                <= {e.payload.memory_id for e in _faded(g)}
             ),
         )
         archived = {e.payload.memory_id: e.payload for e in _archival(log)}
@@ -91,6 +122,10 @@ async def test_small_talk_is_archived_after_a_year_and_the_rest_stays(
         assert fade.producer == "tier-keeper" and fade.payload.evidence["idle_days"] > 365
         assert fade.payload.evidence["retention"] < 0.1 and fade.payload.evidence["q_value"] == 0.5
         assert everyday.memory_id not in {
+            e.payload.memory_id for e in log if e.type == "MemoryArchived"
+        }
+        # the captured remark: as trivial by importance, but consolidated: faded, not archived
+        assert captured.memory_id not in {
             e.payload.memory_id for e in log if e.type == "MemoryArchived"
         }
 

@@ -345,6 +345,8 @@ def test_archival_of_old_unimportant_unused_facts() -> None:
         mem("corr", category="correction", **old),
         mem("used", **{**old, "access_count": 3}),
         mem("young", **{**old, "created_at": ago(89)}),
+        # consolidated: captured by a strong memory that followed it (or said again)
+        mem("captured", **{**old, "stability": 1.3}),
     ]
     report = plan_cycle(memories, None, None, AT, CFG)
     assert rules(report.of_step("archival")) == [("fact", "archive", "fact_archival")]

@@ -83,7 +83,8 @@ Steps, with action ``kind`` and the event the shell writes for it:
    subject = the category); skipped when a summary of it was created at or after its
    newest member; an older summary is superseded by the new one.
 7. ``plan_archival``: older than 90 days, importance < 0.3 (trivia on the extractor's
-   spectrum, ``core.importance``), accessed <= 2 times, and
+   spectrum, ``core.importance``), accessed <= 2 times, never consolidated (stability
+   <= 1.0: not captured by a strong memory that followed it, not said again), and
    the category not commitment, preference, decision, principle, correction or
    summary -> ``archive``.
 

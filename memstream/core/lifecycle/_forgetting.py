@@ -207,6 +207,7 @@ def plan_archival(
             and at - m.created_at > config.archive_after
             and m.importance < config.archive_importance_below
             and m.access_count <= config.archive_max_access
+            and m.stability <= config.archive_max_stability
             and m.category not in config.archive_keep_categories
         ):
             ev = {

@@ -84,6 +84,9 @@ class LifecycleConfig:
     archive_after: timedelta = timedelta(days=90)
     archive_importance_below: float = 0.3
     archive_max_access: int = 2
+    # stability above this: consolidated (said again, captured by a strong memory that
+    # followed it, rehearsed or co-retrieved), so not trivia however low its importance
+    archive_max_stability: float = 1.0
     archive_keep_categories: frozenset[str] = frozenset(
         {"commitment", "preference", "decision", "principle", "correction", "summary"}
     )
