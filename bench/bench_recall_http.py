@@ -6,7 +6,8 @@ The memories are the recall benchmark's (``bench_rebuild.records``: 10k memories
 namespaces), published to the memory log; the worker's projections index them and the
 requests start once its retrieval projection has applied them all. A request pays what a
 caller pays: HTTP and JSON both ways, auth, the recall pool, the recall itself, and the
-``MemoryAccessed`` event and telemetry it publishes before answering.
+``MemoryAccessed`` event and telemetry it publishes (sent after the answer, beside the
+next requests).
 
 Requests are timed in the steady state: the memories' event time is in the past, so the
 first recall of each namespace (its access event carries today's date) crosses the
@@ -179,7 +180,7 @@ def run() -> list[Figure]:
     notes = (
         f"{REQUESTS} sequential POST /v1/recall (k=10) to a running worker, {SIZE:,} memories "
         "over 50 namespaces, after a warm-up recall per namespace and its maintenance; "
-        "includes publishing MemoryAccessed and telemetry; inside the "
+        "MemoryAccessed and telemetry sent after each answer; inside the "
         f"worker (its /metrics): p50 {inside.get('0.5', 0):.1f} ms, p99 {inside.get('0.99', 0):.1f} ms"
     )
     return [

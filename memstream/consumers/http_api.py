@@ -166,6 +166,10 @@ class ApiService(Service):
         self._sql_threads.shutdown(wait=False, cancel_futures=True)
         await self.memory.stop()
 
+    def built_recall(self) -> Any:
+        """The recall service if it was built (``None`` until the first recall)."""
+        return self._recall
+
     def recall_service(self) -> Any:
         """The recall service over this worker's retrieval projection (built on first use)."""
         if (

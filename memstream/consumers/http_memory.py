@@ -139,6 +139,9 @@ class MemoryRoutes:
         self.producer = await AsyncProducer(self.settings, producer_name="memstream-http").start()
 
     async def stop(self) -> None:
+        recall = self.api.built_recall()
+        if recall is not None:  # the recalls' access records, sent after their answers
+            await recall.drain()
         if self._telemetry:  # what recalls reported, sent before the producer goes
             await asyncio.gather(*self._telemetry, return_exceptions=True)
         if self.producer is not None:
@@ -544,9 +547,10 @@ class MemoryRoutes:
         return await self._guard(request, run)
 
     async def prometheus(self, request: web.Request) -> web.Response:
-        lines = [
-            f"memstream_http_{name}_total {value}" for name, value in sorted(self.metrics.items())
-        ]
+        metrics = Counter(self.metrics)
+        if (recall := self.api.built_recall()) is not None and recall.access_failed:
+            metrics["access_failed"] = recall.access_failed  # the answers were already given
+        lines = [f"memstream_http_{name}_total {value}" for name, value in sorted(metrics.items())]
         if self.latency_ms:
             ordered = sorted(self.latency_ms)
             for q in (0.5, 0.99):

@@ -11,7 +11,7 @@ import logging
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -154,16 +154,17 @@ def run_worker(
         loop=loop,
     )
 
-    async def publish_access(
+    def publish_access(
         namespace: str,
         query_id: str,
         query: str,
         hits: list[tuple[str, float]],
         at: Any,
         top: float,
-    ) -> None:
-        api.memory.ids.note_query(namespace, query_id)  # feedback on it may follow at once
-        await api.memory._publisher().access(
+    ) -> Awaitable[str]:
+        # known before the answer is given: feedback on it may follow at once
+        api.memory.ids.note_query(namespace, query_id)
+        return api.memory._publisher().access(
             namespace=namespace,
             query_id=query_id,
             memories=hits,
