@@ -24,6 +24,7 @@ from memstream.core.health import identity_check
 from memstream.core.roles import NodePlan, parse_roles, plan
 from memstream.infra.blas import limit_blas_threads
 from memstream.infra.broker import free_port
+from memstream.infra.gc_pauses import fewer_full_collections
 from memstream.infra.kafka_auth import client_options
 from memstream.infra.log_identity import ensure_identity, record_epoch, recorded_epoch
 from memstream.infra.settings import Settings
@@ -93,6 +94,7 @@ def run_worker(
 ) -> None:
     node = node_plan(settings, roles)
     limit_blas_threads(settings.blas_threads)
+    fewer_full_collections()
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     # Topics exist before any consumer joins, with the registry's partitions and retention.
