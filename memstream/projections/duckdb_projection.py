@@ -206,6 +206,10 @@ def state_from_row(row: dict[str, Any]) -> MemoryState:
     return MemoryState(**values)
 
 
+#: up to this many ids a lookup takes them as parameters (see ``_existing_ids``)
+_FEW = 8
+
+
 class DuckDBProjection(Projection):
     name = "duckdb"
 
@@ -562,9 +566,13 @@ class DuckDBProjection(Projection):
             wanted[RAW[role][0]].append(env.event_id)
         existing: dict[str, set[str]] = defaultdict(set)
         for table, ids in wanted.items():
+            # a short list as literals (the primary key's index answers it); a long one unnested
             found = self.con.execute(
-                f"SELECT event_id FROM {table} WHERE event_id IN (SELECT unnest(?::VARCHAR[]))",
-                [ids],
+                f"SELECT event_id FROM {table} WHERE event_id IN ({', '.join('?' * len(ids))})"
+                if len(ids) <= _FEW
+                else f"SELECT event_id FROM {table} WHERE event_id IN "
+                "(SELECT unnest(?::VARCHAR[]))",
+                ids if len(ids) <= _FEW else [ids],
             ).fetchall()
             existing[table] = {r[0] for r in found}
         return existing
@@ -665,11 +673,16 @@ class DuckDBProjection(Projection):
             key = (r.topic, r.partition)
             ends[key] = max(ends.get(key, 0), r.offset + 1)
         for (topic, partition), next_offset in ends.items():
-            self.con.execute(
-                "INSERT INTO _positions VALUES (?, ?, ?) ON CONFLICT (topic, log_partition) "
-                "DO UPDATE SET next_offset = greatest(next_offset, excluded.next_offset)",
-                [topic, partition, next_offset],
-            )
+            # an update, and an insert only the first time: an upsert costs three times more
+            (updated,) = self.con.execute(
+                "UPDATE _positions SET next_offset = greatest(next_offset, ?) "
+                "WHERE topic = ? AND log_partition = ?",
+                [next_offset, topic, partition],
+            ).fetchone() or (0,)
+            if not updated:
+                self.con.execute(
+                    "INSERT INTO _positions VALUES (?, ?, ?)", [topic, partition, next_offset]
+                )
 
     def _search_row(self, env: Envelope[Any]) -> dict[str, Any]:
         p = env.payload
