@@ -57,6 +57,9 @@ def test_strong_words_about_the_weather_stay_trivial() -> None:
         # a habit changed or a way of working: kept past the archival of trivia
         "I stopped drinking coffee.",
         "I work remotely from home.",
+        # the body: a reaction or a condition, asked about long after
+        "My eyes swell up around cats.",
+        "I carry an inhaler for my asthma.",
     ],
 )
 def test_ordinary_named_facts_sit_mid(text: str) -> None:

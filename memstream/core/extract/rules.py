@@ -345,6 +345,10 @@ _LIFE_WORDS = wordset(
     "diagnosis allergic allergy intolerant hospital funeral graduated graduate hired fired "
     "promoted retired retiring moved moving move adopted adopting injured broke cancer baby "
     "wedding proposed job offer accepted news started lessons house apartment "
+    # the body: a condition or a reaction is asked about long after ("eyes swell up around cats")
+    "swell swells swelling swollen rash hives itchy sneeze sneezing wheeze wheezing asthma "
+    "asthmatic inhaler epipen migraine migraines diabetes diabetic insulin medication "
+    "medications prescription symptoms "
     # habits: what someone does every time is asked about, what they did once less so
     "every usually often daily weekly nightly weekends "
     # a habit or a way of working changed: "stopped drinking coffee", "works remotely"
