@@ -566,13 +566,13 @@ class DuckDBProjection(Projection):
             wanted[RAW[role][0]].append(env.event_id)
         existing: dict[str, set[str]] = defaultdict(set)
         for table, ids in wanted.items():
-            # a short list as literals (the primary key's index answers it); a long one unnested
+            params: list[Any]
+            if len(ids) <= _FEW:  # as parameters: half the time of an unnested list
+                within, params = ", ".join("?" * len(ids)), list(ids)
+            else:
+                within, params = "SELECT unnest(?::VARCHAR[])", [ids]
             found = self.con.execute(
-                f"SELECT event_id FROM {table} WHERE event_id IN ({', '.join('?' * len(ids))})"
-                if len(ids) <= _FEW
-                else f"SELECT event_id FROM {table} WHERE event_id IN "
-                "(SELECT unnest(?::VARCHAR[]))",
-                ids if len(ids) <= _FEW else [ids],
+                f"SELECT event_id FROM {table} WHERE event_id IN ({within})", params
             ).fetchall()
             existing[table] = {r[0] for r in found}
         return existing

@@ -396,13 +396,19 @@ def encode_payload(point: MemoryPoint) -> dict[str, Any]:
     }
 
 
+def _extra_of(raw: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A stored payload's ``extra``: parsed from ``EXTRA_JSON``, or the mapping a payload
+    written before it holds."""
+    return orjson.loads(raw[EXTRA_JSON]) if EXTRA_JSON in raw else raw.get("extra") or {}
+
+
 def parsed_payload(raw: Mapping[str, Any]) -> Mapping[str, Any]:
-    """A stored payload with its ``extra`` parsed (payloads written before ``EXTRA_JSON``
-    hold it as a mapping and come back as they are)."""
+    """A stored payload with its ``extra`` parsed (one written before ``EXTRA_JSON``
+    comes back as it is)."""
     if EXTRA_JSON not in raw:
         return raw
     out = {k: v for k, v in raw.items() if k != EXTRA_JSON}
-    out["extra"] = orjson.loads(raw[EXTRA_JSON])
+    out["extra"] = _extra_of(raw)
     return out
 
 
@@ -425,7 +431,7 @@ def decode_payload(raw: Mapping[str, Any]) -> tuple[str, str, MemoryPayload, Log
         q_value=float(raw["q_value"]),
         source_turn_ids=tuple(raw.get("source_turn_ids") or ()),
         entities=tuple(raw.get("entities") or ()),
-        extra=parsed_payload(raw).get("extra") or {},
+        extra=_extra_of(raw),
     )
     position = LogPosition(int(raw["log_partition"]), int(raw["log_offset"]))
     return raw["memory_id"], raw["namespace"], payload, position
