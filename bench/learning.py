@@ -133,11 +133,18 @@ def evaluate_learning(eval_set: EvalSet, rounds: int = ROUNDS) -> dict[str, Any]
     start = max(datetime.fromisoformat(t["occurred_at"]) for t in eval_set.turns) + timedelta(
         days=1
     )
+    # the wording: held-out questions "about the same facts" as trained ones, i.e.
+    # sharing an evidence turn with a training question of their conversation
+    trained_turns = {(q["namespace"], t) for q in train for t in q["evidence_turn_ids"]}
+    same = [
+        q for q in held if any((q["namespace"], t) in trained_turns for t in q["evidence_turn_ids"])
+    ]
     off = build_pipeline(eval_set.turns)
     on = build_pipeline(eval_set.turns)
     learner = Learner(on)
     try:
         base_train, base_held = _recall10(off, train, start), _recall10(off, held, start)
+        base_same = _recall10(off, same, start)
         at = start
         for _round in range(rounds):
             for q in train:
@@ -149,17 +156,19 @@ def evaluate_learning(eval_set: EvalSet, rounds: int = ROUNDS) -> dict[str, Any]
                 learner.feedback(q["namespace"], verdicts, at, q["query"])
             at += timedelta(days=1)
         after_train, after_held = _recall10(on, train, at), _recall10(on, held, at)
+        after_same = _recall10(on, same, at)
         left, tried = _three_negatives(off, train, start)
     finally:
         off.store.close()
         on.store.close()
     return {
-        "questions": {"train": len(train), "held_out": len(held)},
+        "questions": {"train": len(train), "held_out": len(held), "same_facts": len(same)},
         "rounds": rounds,
         "q_updates": learner.updates,
         "recall@10": {
             "train": {"off": round(base_train, 4), "on": round(after_train, 4)},
             "held_out": {"off": round(base_held, 4), "on": round(after_held, 4)},
+            "same_facts": {"off": round(base_same, 4), "on": round(after_same, 4)},
         },
         "three_negatives": {"distractors": tried, "left_top5": left},
     }
