@@ -33,6 +33,10 @@ def _evolutions(log: list[Any]) -> list[Any]:
     ]
 
 
+def _reinforced_by(e: Any, query_id: str) -> bool:
+    return e.type == "MemoryReinforced" and e.payload.evidence.get("query_id") == query_id
+
+
 async def test_evolution_runs_after_six_hours_of_event_time_and_merges(
     settings: Settings, tmp_path: Path
 ) -> None:
@@ -60,6 +64,10 @@ async def test_evolution_runs_after_six_hours_of_event_time_and_merges(
                 query="where does my sister live",
                 occurred_at=recalled,
             )
+            # the access and the turns travel on different topics: the turn that triggers
+            # evolution is sent once the access tracker has folded the access (its
+            # co-activation reinforcement is on the log), or the run may see no usage yet
+            await _until(own, ns, lambda g: any(_reinforced_by(e, "q-clara") for e in g))
             later = T0 + timedelta(hours=7)
             await p.publish(_turn(ns, 3, "I started learning the cello.", later))
         log = await _until(own, ns, lambda g: bool(_evolutions(g)))
