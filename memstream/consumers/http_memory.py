@@ -19,6 +19,7 @@ from typing import Any
 import orjson
 from aiohttp import web
 
+from memstream.consumers.after_answer import AfterAnswer
 from memstream.consumers.auth import AuthError, Grant, check, grant_for, parse_keys
 from memstream.consumers.http_api import error, json_response, read_json
 from memstream.consumers.known_ids import IdDirectory, UnknownId
@@ -118,7 +119,7 @@ class MemoryRoutes:
         self.metrics: Counter[str] = Counter()
         self.latency_ms: list[float] = []
         self.ids = IdDirectory(api)  # 404/403 for ids feedback and edits name
-        self._telemetry: set[asyncio.Task[None]] = set()  # recall telemetry being sent
+        self._telemetry = AfterAnswer("recall telemetry")
 
     def register(self, app: web.Application) -> None:
         r = app.router
@@ -141,9 +142,8 @@ class MemoryRoutes:
     async def stop(self) -> None:
         recall = self.api.built_recall()
         if recall is not None:  # the recalls' access records, sent after their answers
-            await recall.drain()
-        if self._telemetry:  # what recalls reported, sent before the producer goes
-            await asyncio.gather(*self._telemetry, return_exceptions=True)
+            await recall.access.drain()
+        await self._telemetry.drain()  # what recalls reported, sent before the producer goes
         if self.producer is not None:
             await self.producer.stop()
 
@@ -347,17 +347,7 @@ class MemoryRoutes:
         return await self._guard(request, run)
 
     def _observe_later(self, namespace: str, workflow: str, outcome: str, detail: str) -> None:
-        task = asyncio.get_running_loop().create_task(
-            self.observe(namespace, workflow, outcome, detail)
-        )
-        self._telemetry.add(task)
-        task.add_done_callback(self._observed)
-
-    def _observed(self, task: asyncio.Task[None]) -> None:
-        self._telemetry.discard(task)
-        if not task.cancelled() and (e := task.exception()) is not None:
-            self.metrics["telemetry_failed"] += 1  # on /metrics; the answer was already given
-            log.warning("recall telemetry not sent: %s", e)
+        self._telemetry.send(self.observe(namespace, workflow, outcome, detail))
 
     async def observe(self, namespace: str, workflow: str, outcome: str, detail: str) -> None:
         """The system's own continuity operations are workflows too (telemetry, never recalled)."""
@@ -548,8 +538,14 @@ class MemoryRoutes:
 
     async def prometheus(self, request: web.Request) -> web.Response:
         metrics = Counter(self.metrics)
-        if (recall := self.api.built_recall()) is not None and recall.access_failed:
-            metrics["access_failed"] = recall.access_failed  # the answers were already given
+        recall = self.api.built_recall()
+        # sends made after their answers that failed, when there were any
+        for name, sends in (
+            ("telemetry_failed", self._telemetry),
+            ("access_failed", recall and recall.access),
+        ):
+            if sends and sends.failed:
+                metrics[name] = sends.failed
         lines = [f"memstream_http_{name}_total {value}" for name, value in sorted(metrics.items())]
         if self.latency_ms:
             ordered = sorted(self.latency_ms)

@@ -10,8 +10,6 @@ Q-learning and gap reports see it.
 
 from __future__ import annotations
 
-import asyncio
-import logging
 import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -21,6 +19,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from memstream.consumers.after_answer import AfterAnswer
 from memstream.consumers.recall_pool import RecallPool
 from memstream.core.advice import CATEGORIES as ADVICE_CATEGORIES
 from memstream.core.advice import LIFT, lifted
@@ -159,8 +158,6 @@ class RecallResult:
 #: call), the sending it returns is awaited after the answer
 Publisher = Callable[[str, str, str, list[tuple[str, float]], datetime, float], Awaitable[object]]
 
-log = logging.getLogger(__name__)
-
 
 class RecallService:
     def __init__(
@@ -187,8 +184,7 @@ class RecallService:
         self.usage = usage
         self.pairs = pairs
         self.publish = publish
-        self.access_failed = 0  # access records that could not be sent (on /metrics)
-        self._sending: set[asyncio.Future[object]] = set()
+        self.access = AfterAnswer("a recall's MemoryAccessed")  # failures on /metrics
         self.trees = trees
         self.retention_model = retention_model  # the retention_model setting, as the cycle's
         self._cache: dict[str, Any] = {}
@@ -267,7 +263,7 @@ class RecallService:
             # Searches that found nothing are recorded too: they are what gap reports are made
             # of. Sent after the answer: the broker's acknowledgement cost the caller ~13 ms of
             # ~38 ms p50 over HTTP (python -m bench recall_http).
-            self._send_later(
+            self.access.send(
                 self.publish(
                     namespace,
                     result.query_id,
@@ -278,22 +274,6 @@ class RecallService:
                 )
             )
         return result
-
-    def _send_later(self, sending: Awaitable[object]) -> None:
-        future = asyncio.ensure_future(sending)
-        self._sending.add(future)
-        future.add_done_callback(self._sent)
-
-    def _sent(self, future: asyncio.Future[object]) -> None:
-        self._sending.discard(future)
-        if not future.cancelled() and (e := future.exception()) is not None:
-            self.access_failed += 1  # the answer was given; the record is what is missing
-            log.warning("a recall's MemoryAccessed was not sent: %s", e)
-
-    async def drain(self) -> None:
-        """Waits until the access records of the recalls answered so far are sent."""
-        while self._sending:
-            await asyncio.gather(*list(self._sending), return_exceptions=True)
 
     def recall_sync(
         self,

@@ -40,12 +40,12 @@ async def test_the_answer_does_not_wait_for_the_access_record(tmp_path: Path) ->
     service = _service(tmp_path, publish)
     result = await asyncio.wait_for(service.recall("acme", "where does Ana live?"), 10)
     assert noted == [result.query_id]
-    drained = asyncio.ensure_future(service.drain())
+    drained = asyncio.ensure_future(service.access.drain())
     await asyncio.sleep(0.05)
     assert not drained.done()  # the record is still on its way
     acknowledged.set()
     await asyncio.wait_for(drained, 5)
-    assert service.access_failed == 0
+    assert service.access.failed == 0
     service.pool.close()
 
 
@@ -56,9 +56,9 @@ async def test_a_record_that_cannot_be_sent_is_counted_and_logged(
         raise ConnectionError("broker unreachable")
 
     service = _service(tmp_path, lambda *_: send())
-    with caplog.at_level(logging.WARNING, logger="memstream.consumers.recall"):
+    with caplog.at_level(logging.WARNING, logger="memstream.consumers.after_answer"):
         result = await service.recall("acme", "where does Ana live?")
-        await service.drain()
-    assert result.query_id and service.access_failed == 1
+        await service.access.drain()
+    assert result.query_id and service.access.failed == 1
     assert "broker unreachable" in caplog.text
     service.pool.close()
