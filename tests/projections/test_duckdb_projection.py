@@ -202,3 +202,33 @@ def test_a_namespace_version_moves_with_what_is_applied_of_it() -> None:
         fresh.close()
     finally:
         proj.close()
+
+
+def test_a_memory_id_reused_in_another_namespace_stays_apart(proj: DuckDBProjection) -> None:
+    """Ids are minted unique, but a producer on the Kafka door can reuse one in another
+    namespace: folding either leaves the other's row as it was (the fold looks rows up by
+    id through an index, and deletes by namespace and id when an id is shared)."""
+    from memstream.core.hashing import content_hash
+    from memstream.schemas.events import MemoryCreated, MemoryReinforced
+
+    def created(ns: str, text: str, at: int) -> Any:
+        return make_event(
+            MemoryCreated(
+                memory_id="m-1", text=text, category="fact", content_hash=content_hash(ns, text)
+            ),
+            namespace=ns,
+            occurred_at=T0 + timedelta(minutes=at),
+        )
+
+    a, b = created("tenant-a", "likes tea", 0), created("tenant-b", "likes coffee", 1)
+    again = make_event(
+        MemoryReinforced(memory_id="m-1", stability_before=1.0, stability_after=2.0, reason="x"),
+        namespace="tenant-b",
+        occurred_at=T0 + timedelta(minutes=2),
+    )
+    for i, event in enumerate((a, b, again)):  # one batch each: every fold looks rows up
+        proj.apply(records([event], start=i))
+    assert proj.memory("tenant-a", "m-1") == fold([a])["m-1"]
+    assert proj.memory("tenant-b", "m-1") == fold([b, again])["m-1"]
+    _cols, rows = proj.user_query("SELECT namespace, text, stability FROM memories ORDER BY 1")
+    assert rows == [("tenant-a", "likes tea", 1.0), ("tenant-b", "likes coffee", 2.0)]
