@@ -34,15 +34,22 @@ from memstream.core.scoring import Scored
 
 
 def _unit_rows(ids: Sequence[str], vectors: Mapping[str, NDArray[Any]]) -> NDArray[np.float64]:
+    """The vectors of ``ids`` scaled to unit length, one row each; a row of zeros for a
+    missing, zero, non-finite or other-dimension vector. The norms are taken for all rows
+    at once: one numpy call per row cost more than the rest of MMR, and in a worker each
+    such call hands the interpreter lock over and waits to get it back."""
     dim = next((np.asarray(vectors[i]).size for i in ids if i in vectors), 0)
     rows = np.zeros((len(ids), dim), dtype=np.float64)
     for row, memory_id in enumerate(ids):
-        if memory_id not in vectors:
-            continue
-        v = np.asarray(vectors[memory_id], dtype=np.float64).ravel()
-        norm = float(np.linalg.norm(v)) if v.size == dim else 0.0
-        if norm > 0.0 and np.isfinite(norm):
-            rows[row] = v / norm
+        if memory_id in vectors:
+            v = np.asarray(vectors[memory_id], dtype=np.float64).ravel()
+            if v.size == dim:
+                rows[row] = v
+    with np.errstate(over="ignore", invalid="ignore"):
+        norms = np.sqrt(np.einsum("ij,ij->i", rows, rows))
+    usable = np.isfinite(norms) & (norms > 0.0)
+    rows[usable] /= norms[usable, None]
+    rows[~usable] = 0.0
     return rows
 
 

@@ -200,3 +200,35 @@ def test_learned_utility_keeps_scores_in_range_and_order(
     assert with_utility(total, 0.5, gain) == total  # no feedback, no change
     if q <= other_q:  # more useful never ranks lower at the same relevance
         assert scaled <= with_utility(total, other_q, gain) + 1e-12
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.none(),
+            st.lists(_ANY_FLOAT, min_size=3, max_size=3),
+            st.lists(st.floats(-1e3, 1e3), min_size=2, max_size=2),  # another dimension
+        ),
+        min_size=1,
+        max_size=8,
+    )
+)
+def test_mmr_unit_rows_match_the_norm_of_each_vector(raw: list[list[float] | None]) -> None:
+    """The rows MMR compares: each usable vector at unit length (as its own norm gives),
+    zeros for a missing, zero, non-finite or other-dimension one."""
+    from memstream.core.mmr import _unit_rows
+
+    ids = [f"m{i}" for i in range(len(raw))]
+    vectors = {i: np.array(v) for i, v in zip(ids, raw, strict=True) if v is not None}
+    rows = _unit_rows(ids, vectors)
+    dim = next((vectors[i].size for i in ids if i in vectors), 0)
+    assert rows.shape == (len(ids), dim)
+    for i, row in zip(ids, rows, strict=True):
+        v = vectors.get(i)
+        with np.errstate(over="ignore", invalid="ignore"):
+            norm = float(np.linalg.norm(v)) if v is not None and v.size == dim else 0.0
+        if norm > 0.0 and math.isfinite(norm):
+            assert np.allclose(row, v / norm, rtol=1e-12, atol=1e-300)
+        else:
+            assert not row.any()
