@@ -255,6 +255,7 @@ class DuckDBProjection(Projection):
         # a lookup by memory id alone uses this index, so folding a batch does not read the
         # whole table (see ``_load_states``)
         self.con.execute("CREATE INDEX IF NOT EXISTS memories_by_id ON memories (memory_id)")
+        self.con.execute("CREATE INDEX IF NOT EXISTS relations_by_source ON relations (source_id)")
         for view, body in VIEWS.items():
             self.con.execute(f"CREATE OR REPLACE VIEW {view} AS {body}")
         # User SQL gets its own connection (DuckDB connections are per thread) behind a lock.
@@ -681,11 +682,14 @@ class DuckDBProjection(Projection):
             return
         self._edges_applied.update(final)  # the graph index's, once the batch commits
         columns = list(zip(*final, strict=True))
+        # the sources' ids first: through the index, not a scan of every edge (see __init__)
+        within, params = _within(sorted(set(columns[1])))
         self.con.execute(
-            "DELETE FROM relations WHERE (namespace, source_id, target_id, relation) IN "
+            f"DELETE FROM relations WHERE source_id IN ({within}) AND "
+            "(namespace, source_id, target_id, relation) IN "
             "(SELECT (unnest(?::VARCHAR[]), unnest(?::VARCHAR[]), unnest(?::VARCHAR[]), "
             "unnest(?::VARCHAR[])))",
-            [list(c) for c in columns],
+            [*params, *(list(c) for c in columns)],
         )
         self._insert("relations", [row for row in final.values() if row is not None])
 
