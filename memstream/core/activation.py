@@ -60,7 +60,10 @@ def base_level(uses: int, age_days: float, since_last_days: float, *, decay: flo
         if not math.isfinite(life):
             spread = 0.0  # uses spread over an unbounded lifetime weigh nothing
         elif life > t:
-            spread = (life ** (1.0 - decay) - t ** (1.0 - decay)) / ((1.0 - decay) * (life - t))
+            # (life^(1-d) - t^(1-d)) / ((1-d)(life - t)), written without the cancellation
+            # of two near-equal powers when the last use is close to the creation
+            x = math.log1p((t - life) / life)  # ln(t / life) < 0
+            spread = life**-decay * math.expm1((1.0 - decay) * x) / ((1.0 - decay) * math.expm1(x))
         else:  # all uses at about the same moment
             spread = t**-decay
         total += (n - 1) * spread

@@ -112,7 +112,11 @@ def confidence(
     if not ranked or ranked[0] < thresholds.skip_below:
         return "skipped"
     top, rest = ranked[0], ranked[1 : 1 + RUNNERS_UP]
-    gap = top - math.fsum(x / len(rest) for x in rest)  # divided first: no overflow
+    try:  # divided first, so the mean itself never overflows
+        mean = math.fsum(x / len(rest) for x in rest)
+    except OverflowError:  # fsum's partial sums can, near the largest float (property test)
+        mean = sum(x / len(rest) for x in rest)  # an infinity of the right sign
+    gap = top - mean
     if top >= thresholds.full_at or gap >= thresholds.clear_gap:
         return "full"
     return "abbreviated"
