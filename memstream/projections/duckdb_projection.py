@@ -14,7 +14,7 @@ import hashlib
 import threading
 import uuid
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from datetime import UTC, tzinfo
 from pathlib import Path
 from typing import Any
@@ -251,9 +251,8 @@ class DuckDBProjection(Projection):
         self.con.execute("ALTER TABLE memories ADD COLUMN IF NOT EXISTS metadata VARCHAR")
         self.con.execute("ALTER TABLE memories ADD COLUMN IF NOT EXISTS relations VARCHAR[]")
         self.con.execute("ALTER TABLE memories ADD COLUMN IF NOT EXISTS unhelpful_for VARCHAR[]")
-        # DuckDB scans for a composite key (the primary key's index serves uniqueness only);
-        # a lookup by memory id alone uses this index, so folding a batch does not read the
-        # whole table (see ``_load_states``)
+        # DuckDB scans for a composite key (the primary key's index serves uniqueness only):
+        # the fold looks rows up and deletes them through these (``_load_states``, ``_delete``)
         self.con.execute("CREATE INDEX IF NOT EXISTS memories_by_id ON memories (memory_id)")
         self.con.execute("CREATE INDEX IF NOT EXISTS relations_by_source ON relations (source_id)")
         for view, body in VIEWS.items():
@@ -495,7 +494,7 @@ class DuckDBProjection(Projection):
         return self.con.sql(sql, params=params) if params else self.con.sql(sql)
 
     def memory(self, namespace: str, memory_id: str) -> MemoryState | None:
-        states, _shared = self._load_states({(namespace, memory_id)})
+        states = self._load_states({(namespace, memory_id)})
         return states.get((namespace, memory_id))
 
     def digest(self) -> Digest:
@@ -602,34 +601,38 @@ class DuckDBProjection(Projection):
             with contextlib.suppress(duckdb.Error):
                 self.con.unregister("_batch")
 
-    def _load_states(
-        self, keys: set[tuple[str, str]]
-    ) -> tuple[dict[tuple[str, str], MemoryState], bool]:
-        """The stored states of ``keys``, and whether one of their memory ids is also stored
-        under a namespace not asked for (ids are minted unique, but a producer on the Kafka
-        door can reuse one: then ``_fold`` deletes by namespace and id, a full scan)."""
+    def _load_states(self, keys: set[tuple[str, str]]) -> dict[tuple[str, str], MemoryState]:
         if not keys:
-            return {}, False
-        ids = sorted({mid for _ns, mid in keys})
-        within, params = _within(ids)
+            return {}
+        # by id through the index (a composite key is a scan), then the keys asked for: a
+        # producer on the Kafka door can reuse an id in another namespace
+        within, params = _within(sorted({mid for _ns, mid in keys}))
         rel = self.con.execute(f"SELECT * FROM memories WHERE memory_id IN ({within})", params)
         columns = [d[0] for d in rel.description]
-        states: dict[tuple[str, str], MemoryState] = {}
-        shared = False
-        for values in rel.fetchall():
-            row = dict(zip(columns, values, strict=True))
-            key = (row["namespace"], row["memory_id"])
-            if key in keys:
-                states[key] = state_from_row(row)
-            else:
-                shared = True
-        return states, shared
+        rows = (dict(zip(columns, values, strict=True)) for values in rel.fetchall())
+        return {
+            key: state_from_row(row)
+            for row in rows
+            if (key := (row["namespace"], row["memory_id"])) in keys
+        }
+
+    def _delete(self, table: str, key: Sequence[str], rows: Collection[tuple[Any, ...]]) -> None:
+        """Deletes ``rows`` of ``table`` by its composite ``key``, whose second column is
+        indexed: DuckDB scans the table for a composite key, so that column's values narrow
+        the delete through its index first (``memories_by_id``, ``relations_by_source``)."""
+        columns = list(zip(*rows, strict=True))
+        within, params = _within(sorted(set(columns[1])))
+        unnested = ", ".join("unnest(?::VARCHAR[])" for _ in key)
+        self.con.execute(
+            f"DELETE FROM {table} WHERE {key[1]} IN ({within}) AND "
+            f"({', '.join(key)}) IN (SELECT ({unnested}))",
+            [*params, *(list(c) for c in columns)],
+        )
 
     def _fold(self, events: list[Envelope[Any]]) -> None:
         self._relations(events)
         keys = {(e.namespace, mid) for e in events for mid in memory_ids_of(e)}
-        loaded, shared = self._load_states(keys)
-        states: dict[tuple[str, str], MemoryState | None] = dict(loaded)
+        states: dict[tuple[str, str], MemoryState | None] = dict(self._load_states(keys))
         changed: set[tuple[str, str]] = set()
         for env in events:
             for memory_id in memory_ids_of(env):
@@ -642,16 +645,7 @@ class DuckDBProjection(Projection):
         if not changed:
             return
         self._memories_applied.extend((ns, mid, states[(ns, mid)]) for ns, mid in sorted(changed))
-        if shared:
-            namespaces, ids = zip(*changed, strict=True)
-            self.con.execute(
-                "DELETE FROM memories WHERE (namespace, memory_id) IN "
-                "(SELECT (unnest(?::VARCHAR[]), unnest(?::VARCHAR[])))",
-                [list(namespaces), list(ids)],
-            )
-        else:  # every stored row of these ids is one of the batch's keys
-            within, params = _within(sorted({mid for _ns, mid in changed}))
-            self.con.execute(f"DELETE FROM memories WHERE memory_id IN ({within})", params)
+        self._delete("memories", ("namespace", "memory_id"), changed)
         self._insert(
             "memories", [state_row(s) for k in sorted(changed) if (s := states[k]) is not None]
         )
@@ -681,16 +675,7 @@ class DuckDBProjection(Projection):
         if not final:
             return
         self._edges_applied.update(final)  # the graph index's, once the batch commits
-        columns = list(zip(*final, strict=True))
-        # the sources' ids first: through the index, not a scan of every edge (see __init__)
-        within, params = _within(sorted(set(columns[1])))
-        self.con.execute(
-            f"DELETE FROM relations WHERE source_id IN ({within}) AND "
-            "(namespace, source_id, target_id, relation) IN "
-            "(SELECT (unnest(?::VARCHAR[]), unnest(?::VARCHAR[]), unnest(?::VARCHAR[]), "
-            "unnest(?::VARCHAR[])))",
-            [*params, *(list(c) for c in columns)],
-        )
+        self._delete("relations", ("namespace", "source_id", "target_id", "relation"), final)
         self._insert("relations", [row for row in final.values() if row is not None])
 
     def _advance(self, records: Sequence[LogRecord]) -> None:

@@ -206,8 +206,8 @@ def test_a_namespace_version_moves_with_what_is_applied_of_it() -> None:
 
 def test_a_memory_id_reused_in_another_namespace_stays_apart(proj: DuckDBProjection) -> None:
     """Ids are minted unique, but a producer on the Kafka door can reuse one in another
-    namespace: folding either leaves the other's row as it was (the fold looks rows up by
-    id through an index, and deletes by namespace and id when an id is shared)."""
+    namespace: folding either leaves the other's row as it was (the fold looks rows up and
+    deletes them by id through an index, then by namespace and id)."""
     from memstream.core.hashing import content_hash
     from memstream.schemas.events import MemoryCreated, MemoryReinforced
 
