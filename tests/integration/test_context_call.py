@@ -202,14 +202,18 @@ def test_working_memory_of_a_live_session_and_of_an_ended_one(
             run_id="live",
             occurred_at=T0 + timedelta(days=1),
         )
+        # the recalls happen during the live session: at its event time, as a replay's
+        # must (at the wall clock, their maintenance would find both sessions years idle
+        # and date its tier changes today, so the live session would look ended too)
+        during = {"at": T0 + timedelta(days=1, minutes=10)}
         deadline = time.monotonic() + 90
         while (
             len(mem.get_all(user_id=ns)["results"]) < 2
-            or not mem.recall("standing desk", namespace=ns, k=1)["results"]
+            or not mem.recall("standing desk", namespace=ns, k=1, filters=during)["results"]
         ):
             assert time.monotonic() < deadline, mem.get_all(user_id=ns)
             time.sleep(0.5)
-        mem.recall("standing desk supplier", namespace=ns, k=1)  # used twice now
+        mem.recall("standing desk supplier", namespace=ns, k=1, filters=during)  # used twice now
 
         def live_block() -> dict[str, Any]:
             return dict(mem.context(namespace=ns, session_id="live")["hot"])
