@@ -35,15 +35,13 @@ class GraphRoutes:
                 ) from None
             relation = request.query.get("relation") or None
             as_of = _time(request.query.get("as_of"), "as_of")
-            known = await self.memory._query(
-                "SELECT 1 FROM memories WHERE namespace = ? AND memory_id = ?", [ns, memory_id]
-            )
-            if not known:
-                return error(404, "not_found", "no such memory in this namespace")
             duck = self.memory._duck()
+            # the kept labels hold every memory of the namespace (as the table does)
+            if not await asyncio.to_thread(duck.graph.labels, ns, [memory_id]):
+                return error(404, "not_found", "no such memory in this namespace")
             if as_of is None:  # the live graph: walked over the kept adjacency
                 graph = await asyncio.to_thread(
-                    indexed_neighbourhood, duck.graph, duck.rows, ns, memory_id, hops,
+                    indexed_neighbourhood, duck.graph, ns, memory_id, hops,
                     relation=relation,
                 )  # fmt: skip
             else:  # as it stood then: folded from the log's edge events

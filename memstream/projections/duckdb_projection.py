@@ -29,7 +29,7 @@ from memstream.core.hot_memory import HotConfig
 from memstream.core.memory_state import MemoryState, apply, memory_ids_of
 from memstream.core.topics import TopicClusters
 from memstream.projections.duckdb_schema import TABLES, VIEWS
-from memstream.projections.graph_index import GraphIndex
+from memstream.projections.graph_index import GraphIndex, label_of
 from memstream.projections.hot_index import HotIndex, row_of
 from memstream.projections.hot_queries import block_digest
 from memstream.projections.memory_mirror import Entry, MemoryMirror, entry_of
@@ -427,9 +427,12 @@ class DuckDBProjection(Projection):
     def _index_memories(self, changed: list[tuple[str, str, MemoryState | None]]) -> None:
         hot: list[tuple[str, str, dict[str, Any] | None]] = []
         mirror: list[tuple[str, str, Entry | None]] = []
+        labels: list[tuple[str, str, dict[str, Any] | None]] = []
         for ns, mid, state in changed:
             # a namespace nobody asked about reads the committed tables when first asked:
             # nothing to build for it (a rebuild folds thousands of memories a batch)
+            if self.graph.labelled(ns):
+                labels.append((ns, mid, None if state is None else label_of(state)))
             if not (self.hot.loaded(ns) or self.mirror.loaded(ns)):
                 continue
             if state is None:
@@ -444,6 +447,7 @@ class DuckDBProjection(Projection):
             mirror.append((ns, mid, entry_of(values)))
         self.hot.apply(hot)
         self.mirror.apply(mirror)
+        self.graph.apply_labels(labels)
 
     def _last_access(self, namespace: str, ids: Sequence[str]) -> dict[str, Any]:
         return {mid: last for mid, (_n, last) in self.usage.usage(namespace, ids).items()}

@@ -122,27 +122,19 @@ def neighbourhood(
     }
 
 
-_NODES = (
-    "SELECT memory_id, text, category, status FROM memories "
-    "WHERE namespace = ? AND memory_id IN (SELECT unnest(?::VARCHAR[]))"
-)
-
-
 def indexed_neighbourhood(
     index: GraphIndex,
-    query: Query,
     namespace: str,
     memory_id: str,
     hops: int = 2,
     *,
     relation: str | None = None,
 ) -> dict[str, Any]:
-    """``neighbourhood`` of the live graph, walked over the in-memory adjacency
-    (``projections.graph_index``): the same answer, the reached memories' texts read in one
-    statement."""
+    """``neighbourhood`` of the live graph, walked over the in-memory adjacency and labelled
+    from the kept labels (``projections.graph_index``): the same answer."""
     check(hops, relation)
     depth, found = index.neighbourhood(namespace, memory_id, hops, relation)
-    about = {r["memory_id"]: r for r in query(_NODES, [namespace, sorted(depth)])}
+    about = index.labels(namespace, depth)
     nodes = [
         {
             "memory_id": node,

@@ -1,6 +1,7 @@
-"""The kept adjacency answers what the recursive CTE answers, through any sequence of edge
-batches (added, re-added with a new confidence, removed), in every namespace, on a real
-DuckDB projection; a rolled-back batch leaves it as the table."""
+"""The kept adjacency and labels answer what the recursive CTE and the table answer, through
+any sequence of edge batches (added, re-added with a new confidence, removed) and memory
+changes (text updated, archived), in every namespace, on a real DuckDB projection; a
+rolled-back batch leaves it as the table."""
 
 from __future__ import annotations
 
@@ -15,7 +16,15 @@ from memstream.infra.topics import topic_names
 from memstream.projections.duckdb_projection import DuckDBProjection
 from memstream.projections.graph_queries import indexed_neighbourhood, neighbourhood
 from memstream.projections.port import LogRecord
-from memstream.schemas import MemoryCreated, RelationAdded, RelationRemoved, encode, make_event
+from memstream.schemas import (
+    MemoryArchived,
+    MemoryCreated,
+    MemoryUpdated,
+    RelationAdded,
+    RelationRemoved,
+    encode,
+    make_event,
+)
 
 TOPICS = topic_names("t")
 T0 = datetime(2024, 3, 1, tzinfo=UTC)
@@ -32,6 +41,14 @@ edge_ops = st.lists(
         st.floats(min_value=0.2, max_value=1.0),
     ).filter(lambda t: t[1] != t[2]),
     max_size=40,
+)
+memory_ops = st.lists(
+    st.tuples(
+        st.sampled_from(["ns-a", "ns-b"]),
+        st.sampled_from(NODES),
+        st.sampled_from(["update", "archive"]),
+    ),
+    max_size=6,
 )
 
 
@@ -64,6 +81,24 @@ def _edges(ops: list[tuple[str, str, str, str, bool, float]], start: int) -> lis
     return out
 
 
+def _changes(ops: list[tuple[str, str, str]], start: int) -> list[Any]:
+    out = []
+    for i, (ns, node, op) in enumerate(ops):
+        text = f"memory {node} said again at {start + i}"
+        payload = (
+            MemoryUpdated(
+                memory_id=node,
+                text=text,
+                previous_text=f"memory {node}",
+                content_hash=content_hash(ns, text),
+            )
+            if op == "update"
+            else MemoryArchived(memory_id=node, rule="test")
+        )
+        out.append(make_event(payload, namespace=ns, occurred_at=T0 + timedelta(seconds=start + i)))
+    return out
+
+
 def _apply(proj: DuckDBProjection, events: list[Any], start: int) -> None:
     proj.apply(
         [
@@ -74,24 +109,29 @@ def _apply(proj: DuckDBProjection, events: list[Any], start: int) -> None:
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(edge_ops, min_size=1, max_size=4), st.sampled_from(NODES), st.integers(1, 3))
+@given(
+    st.lists(st.tuples(edge_ops, memory_ops), min_size=1, max_size=4),
+    st.sampled_from(NODES),
+    st.integers(1, 3),
+)
 def test_the_kept_walk_is_the_sql_walk(
-    batches: list[list[tuple[str, str, str, str, bool, float]]], start: str, hops: int
+    batches: list[tuple[list[tuple[str, str, str, str, bool, float]], list[tuple[str, str, str]]]],
+    start: str,
+    hops: int,
 ) -> None:
     proj = DuckDBProjection(":memory:", TOPICS)
     try:
         _apply(proj, _memories(), 0)
         offset = 100
-        for n, ops in enumerate(batches):
+        for n, (ops, changes) in enumerate(batches):
             if n == 1:  # one namespace loaded before later batches, the other after
-                indexed_neighbourhood(proj.graph, proj.rows, "ns-a", start, hops)
-            _apply(proj, _edges(ops, offset), offset)
-            offset += len(ops) + 1
+                indexed_neighbourhood(proj.graph, "ns-a", start, hops)
+            events = _edges(ops, offset) + _changes(changes, offset + len(ops))
+            _apply(proj, events, offset)
+            offset += len(events) + 1
         for ns in ("ns-a", "ns-b"):
             for relation in (None, "causes"):
-                kept = indexed_neighbourhood(
-                    proj.graph, proj.rows, ns, start, hops, relation=relation
-                )
+                kept = indexed_neighbourhood(proj.graph, ns, start, hops, relation=relation)
                 assert kept == neighbourhood(proj.rows, ns, start, hops, relation=relation)
     finally:
         proj.close()
@@ -104,7 +144,7 @@ def test_a_rolled_back_batch_leaves_the_kept_graph_as_the_table(monkeypatch: Any
     try:
         _apply(proj, _memories(), 0)
         _apply(proj, _edges([("ns-a", "m0", "m1", "causes", True, 0.8)], 100), 100)
-        before = indexed_neighbourhood(proj.graph, proj.rows, "ns-a", "m0", 2)
+        before = indexed_neighbourhood(proj.graph, "ns-a", "m0", 2)
         real = proj._insert
 
         def failing(table: str, rows: Any, **kw: Any) -> Any:
@@ -116,7 +156,7 @@ def test_a_rolled_back_batch_leaves_the_kept_graph_as_the_table(monkeypatch: Any
         with pytest.raises(RuntimeError):
             _apply(proj, _edges([("ns-a", "m1", "m2", "causes", True, 0.9)], 200), 200)
         monkeypatch.setattr(proj, "_insert", real)
-        after = indexed_neighbourhood(proj.graph, proj.rows, "ns-a", "m0", 2)
+        after = indexed_neighbourhood(proj.graph, "ns-a", "m0", 2)
         assert after == before == neighbourhood(proj.rows, "ns-a", "m0", 2)
     finally:
         proj.close()
