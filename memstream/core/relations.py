@@ -411,18 +411,25 @@ EDGE_FLOOR = 0.2
 EDGE_FADE_STEP = 0.05
 #: history, not association: these never fade
 LASTING = frozenset({"supersedes", "contradicts"})
+#: the same by the rule that wrote the edge: a reply's link to the request it answers is
+#: what was said (``core.replies`` pairs them however old the conversation is)
+LASTING_RULES = frozenset({"reply"})
 
 
 def fading(
     edges: Mapping[tuple[str, str, str], tuple[float, int]],
     used: Mapping[tuple[str, str, str], tuple[Any, float]],
     at: Any,
+    rules: Mapping[tuple[str, str, str], str] | None = None,
 ) -> list[tuple[tuple[str, str, str], float, float | None, int]]:
     """Edges whose confidence ``at`` (event time) has faded since their last use: (key,
-    current confidence, faded confidence or None to remove, idle days)."""
+    current confidence, faded confidence or None to remove, idle days). ``rules``: the rule
+    that wrote each edge (those in ``LASTING_RULES`` never fade)."""
     out: list[tuple[tuple[str, str, str], float, float | None, int]] = []
     for key in sorted(edges):
         if key[2] in LASTING or key not in used:
+            continue
+        if rules is not None and rules.get(key) in LASTING_RULES:
             continue
         since, base = used[key]
         idle = (at - since).days

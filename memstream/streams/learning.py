@@ -467,7 +467,7 @@ def _faded_edges(memory: Any, ns: str, at: datetime, limits: Any) -> list[Envelo
     events of the edge keeper: a lower confidence, or the edge removed below the floor."""
     out: list[Envelope[Any]] = []
     for (source, target, relation), current, faded, idle in fading(
-        memory.edges, memory.edge_used, at
+        memory.edges, memory.edge_used, at, memory.edge_rules
     ):
         evidence = {"rule": "edge_disuse", "idle_days": idle, "faded_from": current}
         payload: Any = (

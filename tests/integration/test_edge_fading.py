@@ -1,6 +1,7 @@
 """Edges fade with disuse under the default settings (the daily dream cycle): a causal edge
 nobody uses loses confidence as the namespace's event time moves on, and leaves the graph
-below the floor, each step an event of the edge keeper with the idle days behind it."""
+below the floor, each step an event of the edge keeper with the idle days behind it; the
+link of the assistant's reply to the request it answers stays as it was written."""
 
 from __future__ import annotations
 
@@ -18,14 +19,14 @@ from tests.integration.test_write_path import memory_log
 T0 = datetime(2024, 3, 2, 9, tzinfo=UTC)
 
 
-def _turn(ns: str, i: int, text: str, at: datetime) -> Any:
+def _turn(ns: str, i: int, text: str, at: datetime, role: str = "user") -> Any:
     return turn_from_row(
         {
             "namespace": ns,
-            "session_id": f"s{i}",
+            "session_id": f"s{min(i, 9)}" if role == "user" else "s1",
             "turn_id": f"t{i}",
-            "role": "user",
-            "speaker": "Sam",
+            "role": role,
+            "speaker": "Sam" if role == "user" else "assistant",
             "text": text,
             "occurred_at": at.isoformat(),
         }
@@ -57,7 +58,31 @@ async def test_an_unused_edge_fades_then_leaves(settings: Settings, tmp_path: Pa
                     T0 + timedelta(days=5),
                 )
             )
-        log = await _until(own, ns, lambda g: any(e.type == "RelationAdded" for e in g))
+            await p.publish(
+                _turn(
+                    ns,
+                    10,
+                    "Knee pain from marathon training is common. Cut your weekly mileage for a "
+                    "while, add strength work for your hips and quads, and see a physiotherapist "
+                    "if it still hurts after two weeks.",
+                    T0 + timedelta(days=5, minutes=1),
+                    role="assistant",
+                )
+            )
+        log = await _until(
+            own,
+            ns,
+            lambda g: (
+                any(e.type == "RelationAdded" and e.payload.rule == "reply" for e in g)
+                and any(e.type == "RelationAdded" and e.payload.relation == "causes" for e in g)
+            ),
+        )
+        replies = {
+            (e.payload.memory_id, e.payload.target_id)
+            for e in log
+            if e.type == "RelationAdded" and e.payload.rule == "reply"
+        }
+        assert replies, [(e.type, getattr(e.payload, "rule", None)) for e in log]
         added = [e for e in log if e.type == "RelationAdded" and e.payload.relation == "causes"]
         assert added, [e.type for e in log]
         first = added[0].payload.confidence
@@ -89,3 +114,10 @@ async def test_an_unused_edge_fades_then_leaves(settings: Settings, tmp_path: Pa
         log = await _until(own, ns, lambda g: any(e.type == "RelationRemoved" for e in g))
         removed = [e for e in log if e.type == "RelationRemoved"]
         assert removed and removed[0].payload.reason == "faded", [e.type for e in log]
+        # the reply's links: never faded, never removed, 900 days on
+        touched = [
+            e
+            for e in log
+            if e.producer == "edge-keeper" and (e.payload.memory_id, e.payload.target_id) in replies
+        ]
+        assert touched == [], touched

@@ -233,3 +233,16 @@ def test_edges_fade_with_disuse_and_leave_below_the_floor() -> None:
     gone = fading(edges, used, T0 + timedelta(days=EDGE_IDLE_DAYS + 3 * EDGE_HALF_LIFE_DAYS))
     assert gone[0][2] is None and EDGE_FLOOR > 0.8 * 0.125  # removed; supersedes never fades
     assert all(k != lasting for k, *_ in gone)
+
+
+def test_a_reply_link_never_fades_other_related_edges_do() -> None:
+    """A reply's link to the request it answers is what was said, not an association."""
+    from memstream.core.relations import EDGE_HALF_LIFE_DAYS, EDGE_IDLE_DAYS, fading
+
+    reply, seen_together = ("r", "q", "related_to"), ("a", "b", "related_to")
+    edges = {reply: (0.7, 0), seen_together: (0.7, 1)}
+    used = {reply: (T0, 0.7), seen_together: (T0, 0.7)}
+    rules = {reply: "reply", seen_together: "coactivation"}
+    years = T0 + timedelta(days=EDGE_IDLE_DAYS + 3 * EDGE_HALF_LIFE_DAYS)
+    assert [k for k, *_ in fading(edges, used, years, rules)] == [seen_together]
+    assert [k for k, *_ in fading(edges, used, years)] == [seen_together, reply]  # no rules
