@@ -9,10 +9,11 @@ id list; its index serves single ids only), most of a 2-hop query.
 Each namespace's adjacency is read from ``relations`` on first use and kept current by the
 projection, which hands over the batch's final edge rows after its transaction commits
 (``apply``); its labels likewise from ``memories``, with the batch's changed memories
-(``apply_labels``), for at most ``MAX_LABELLED`` namespaces (the texts are the bulk). The walk answers exactly what the SQL walk answers (a property test compares
-them): every memory within ``hops`` edges of the start, either direction, each at its least
-depth, and every edge of a memory less than ``hops`` away. ``as_of`` questions still go to
-SQL over the log.
+(``apply_labels``), for at most ``MAX_LABELLED`` namespaces (the texts are the bulk). The
+walk answers exactly what the SQL walk answers (a property test compares them): every
+memory within ``hops`` edges of the start, either direction, each at its least depth, and
+every edge of a memory less than ``hops`` away, labelled as the table labels it. ``as_of``
+questions still go to SQL over the log.
 """
 
 from __future__ import annotations
@@ -88,17 +89,17 @@ class GraphIndex:
                 self._labels[namespace] = kept
             return {mid: label for mid in ids if (label := kept.get(mid)) is not None}
 
-    def apply_labels(self, changed: Iterable[tuple[str, str, Mapping[str, Any] | None]]) -> None:
-        """A committed batch's changed memories: (namespace, id, its row; None when gone)."""
+    def apply_labels(self, changed: Iterable[tuple[str, str, Label | None]]) -> None:
+        """A committed batch's changed memories: (namespace, id, its label; None when gone)."""
         with self._lock:
-            for ns, mid, row in changed:
+            for ns, mid, label in changed:
                 kept = self._labels.get(ns)
                 if kept is None:
                     continue
-                if row is None:
+                if label is None:
                     kept.pop(mid, None)
                 else:
-                    kept[mid] = _label(row)
+                    kept[mid] = label
 
     def neighbourhood(
         self, namespace: str, start: str, hops: int, relation: str | None = None
