@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import faust
+from faust.exceptions import ConsumerNotStarted
 
 from memstream.core.buffer_policy import (
     BufferConfig,
@@ -58,6 +59,18 @@ class Job:
     trigger: str
 
 
+def records_waiting(
+    read_to: Mapping[Any, int], partition: int, highwater: Callable[[Any], int | None]
+) -> bool:
+    """Whether a topic partition of ``partition`` has records past the last one read
+    (``read_to``: topic partition -> offset; ``highwater``: the log's next offset, None when
+    not known)."""
+    for tp, offset in read_to.items():
+        if tp.partition == partition and (high := highwater(tp)) is not None and offset + 1 < high:
+            return True
+    return False
+
+
 @dataclass
 class WritePathStats:
     turns: int = 0
@@ -92,6 +105,9 @@ class WritePath:
         self.memory_topic = topics["memory_log"].get_topic_name()
         self.dlq_topic = topics["dlq"].get_topic_name()
         self.stats = WritePathStats()
+        # the offset of the last input record read, per topic partition: the idle rule
+        # waits while records past it are on the log (the worker is behind, not the tenant)
+        self.read_to: dict[Any, int] = {}
         self.maintenance: Maintenance | None = None  # set by register_agents
 
     # --- agent -----------------------------------------------------------------------
@@ -107,6 +123,7 @@ class WritePath:
         flushed: list[Job] = []
         for event in events:
             message = event.message
+            self.read_to[message.tp] = max(self.read_to.get(message.tp, -1), message.offset)
             try:
                 env = _decode_turn(message.value, self.settings)
             except EventValidationError as e:
@@ -242,6 +259,8 @@ class WritePath:
         now = asyncio.get_running_loop().time()
         jobs: list[Job] = []
         for state in self.states.loaded():
+            if self._behind(state.partition):
+                continue  # its tenants' next turns may be waiting on the log: not quiet
             # Only whole namespaces that went quiet: while a namespace talks, its clock
             # decides (in _accept), so a wall-clock moment never splits its stream.
             for ns in sorted(state.open_keys):
@@ -250,6 +269,19 @@ class WritePath:
                     jobs.extend(Job(state, k, state.cut(k), "idle") for k in flush_order(keys))
         if jobs:
             await self._settle(await self._flush(jobs), jobs)
+
+    def _behind(self, partition: int) -> bool:
+        """Whether input records of ``partition`` wait past the last one read: a slow or
+        busy worker must not take a tenant whose turns are queued for a quiet one (the idle
+        rule is for liveness; its flushes would depend on the worker's speed)."""
+
+        def highwater(tp: Any) -> int | None:
+            try:
+                return self.app.consumer.highwater(tp)  # type: ignore[no-any-return]
+            except (AssertionError, ConsumerNotStarted):  # not assigned now, or stopped
+                return None
+
+        return records_waiting(self.read_to, partition, highwater)
 
     # --- flushing ----------------------------------------------------------------------
 
