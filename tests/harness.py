@@ -8,7 +8,7 @@ import random
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -157,3 +157,24 @@ def turn_from_row(row: Mapping[str, Any], **overrides: Any) -> Envelope[Conversa
         "occurred_at": datetime.fromisoformat(row["occurred_at"]),
     }
     return turn_event(**{**fields, **overrides})
+
+
+def tenant_copies(rows: Sequence[Mapping[str, Any]], rounds: int) -> dict[str, list[Any]]:
+    """``rounds`` copies of every tenant's rows, as tenants ``<namespace>-r<n>``."""
+    out: dict[str, list[Any]] = {}
+    for r in range(rounds):
+        for row in rows:
+            ns = f"{row['namespace']}-r{r}"
+            out.setdefault(ns, []).append({**row, "namespace": ns})
+    return out
+
+
+def write_interleaved(path: Path, tenants: Mapping[str, Sequence[Any]]) -> None:
+    """One JSONL file of the tenants' rows interleaved line by line, each tenant's in order,
+    as many producers would send them."""
+    queues = list(tenants.values())
+    with path.open("wb") as fh:
+        for i in range(max((len(q) for q in queues), default=0)):
+            for q in queues:
+                if i < len(q):
+                    fh.write(orjson.dumps(q[i]) + b"\n")

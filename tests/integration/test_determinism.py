@@ -22,7 +22,7 @@ from memstream.infra.settings import Settings
 from memstream.infra.topics import ensure_topics
 from memstream.schemas import decode
 from memstream.schemas.topics import BY_ROLE
-from tests.harness import WorkerProcess, memstream
+from tests.harness import WorkerProcess, memstream, tenant_copies, write_interleaved
 from tests.reliability.driver import LogTail
 
 #: may differ between runs: the writer's wall clock
@@ -115,18 +115,7 @@ async def test_same_file_twice_gives_the_same_memory_log(
             if line.strip()
         ]
     )
-    # tenants interleaved line by line (each one's turns in order), as many producers would
-    by_ns: dict[str, list[Any]] = defaultdict(list)
-    for r in range(ROUNDS):
-        for row in rows:
-            ns = f"{row['namespace']}-r{r}"
-            by_ns[ns].append({**row, "namespace": ns})
-    queues = list(by_ns.values())
-    with source.open("wb") as fh:
-        for i in range(max(len(q) for q in queues)):
-            for q in queues:
-                if i < len(q):
-                    fh.write(orjson.dumps(q[i]) + b"\n")
+    write_interleaved(source, tenant_copies(rows, ROUNDS))
     # side by side: each worker runs while the other one competes for the CPU
     first, second = await asyncio.gather(
         _one_run(settings, tmp_path / "run1", source),

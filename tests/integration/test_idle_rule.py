@@ -20,7 +20,7 @@ from memstream.infra.settings import Settings
 from memstream.infra.topics import ensure_topics
 from memstream.schemas import decode
 from memstream.schemas.topics import BY_ROLE
-from tests.harness import WorkerProcess, memstream
+from tests.harness import WorkerProcess, memstream, tenant_copies, write_interleaved
 
 ROUNDS = 3  # copies of the bundled conversations, interleaved: a backlog of ~1,700 turns
 
@@ -43,24 +43,14 @@ async def test_a_worker_behind_its_log_flushes_by_event_time_not_by_idle(
         for line in (DATA_DIR / CONVERSATIONS_FILE).read_bytes().splitlines()
         if line.strip()
     ]
-    by_ns: dict[str, list[bytes]] = defaultdict(list)
-    for r in range(ROUNDS):
-        for row in rows:
-            by_ns[f"{row['namespace']}-r{r}"].append(
-                orjson.dumps({**row, "namespace": f"{row['namespace']}-r{r}"})
-            )
-    queues = list(by_ns.values())
+    by_ns = tenant_copies(rows, ROUNDS)
     source = tmp_path / "backlog.jsonl"
-    with source.open("wb") as fh:  # tenants interleaved line by line
-        for i in range(max(len(q) for q in queues)):
-            for q in queues:
-                if i < len(q):
-                    fh.write(q[i] + b"\n")
+    write_interleaved(source, by_ns)  # tenants interleaved line by line
     own = settings.with_(topic_prefix=f"msidle{uuid.uuid4().hex[:8]}", data_dir=str(tmp_path))
     await ensure_topics(own.bootstrap(), own.topic_prefix, own.partitions)
     out = await asyncio.to_thread(memstream, own, "ingest", str(source))  # all on the log first
     assert out.returncode == 0, out.stdout + out.stderr
-    total = sum(len(q) for q in queues)
+    total = sum(len(q) for q in by_ns.values())
     worker = WorkerProcess(own, tmp_path / "w", buffer_idle_seconds="0.2").start()
     try:
         deadline = time.monotonic() + 240
