@@ -9,11 +9,12 @@ id list; its index serves single ids only), most of a 2-hop query.
 Each namespace's adjacency is read from ``relations`` on first use and kept current by the
 projection, which hands over the batch's final edge rows after its transaction commits
 (``apply``); its labels likewise from ``memories``, with the batch's changed memories
-(``apply_labels``), for at most ``MAX_LABELLED`` namespaces (the texts are the bulk). The
-walk answers exactly what the SQL walk answers (a property test compares them): every
-memory within ``hops`` edges of the start, either direction, each at its least depth, and
-every edge of a memory less than ``hops`` away, labelled as the table labels it. ``as_of``
-questions still go to SQL over the log.
+(``apply_labels``). Both are kept for the namespaces asked about lately
+(``projections/kept_spaces.py``: ``MAX_NAMESPACES`` of adjacency, ``MAX_LABELLED`` of
+labels, whose texts are the bulk). The walk answers exactly what the SQL walk answers (a
+property test compares them): every memory within ``hops`` edges of the start, either
+direction, each at its least depth, and every edge of a memory less than ``hops`` away,
+labelled as the table labels it. ``as_of`` questions still go to SQL over the log.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
+
+from memstream.projections.kept_spaces import KeptSpaces
 
 Query = Callable[[str, list[Any]], list[dict[str, Any]]]
 EdgeKey = tuple[str, str, str]  # (source_id, target_id, relation)
@@ -41,19 +44,14 @@ class GraphIndex:
         self.query = query
         self._lock = threading.Lock()
         # namespace -> memory id -> {edge key: row} for every edge touching that memory
-        self._adjacent: dict[str, dict[str, dict[EdgeKey, Row]]] = {}
+        self._adjacent: KeptSpaces[dict[str, dict[EdgeKey, Row]]] = KeptSpaces(MAX_NAMESPACES)
         # namespace -> memory id -> its label, for every memory of the namespace
-        self._labels: dict[str, dict[str, Label]] = {}
+        self._labels: KeptSpaces[dict[str, Label]] = KeptSpaces(MAX_LABELLED)
 
-    def _loaded(self, namespace: str) -> dict[str, dict[EdgeKey, Row]]:
-        adjacent = self._adjacent.get(namespace)
-        if adjacent is None:
-            adjacent = {}
-            for row in self.query(_EDGES, [namespace]):
-                _link(adjacent, row)
-            if len(self._adjacent) >= MAX_NAMESPACES:
-                self._adjacent.pop(next(iter(self._adjacent)))  # the oldest loaded
-            self._adjacent[namespace] = adjacent
+    def _read_edges(self, namespace: str) -> dict[str, dict[EdgeKey, Row]]:
+        adjacent: dict[str, dict[EdgeKey, Row]] = {}
+        for row in self.query(_EDGES, [namespace]):
+            _link(adjacent, row)
         return adjacent
 
     def apply(self, final: Mapping[tuple[str, str, str, str], Row | None]) -> None:
@@ -81,13 +79,11 @@ class GraphIndex:
     def labels(self, namespace: str, ids: Iterable[str]) -> dict[str, Label]:
         """The labels of those of ``ids`` the namespace has (what ``memories`` holds)."""
         with self._lock:
-            kept = self._labels.get(namespace)
-            if kept is None:
-                kept = {str(r["memory_id"]): _label(r) for r in self.query(_LABELS, [namespace])}
-                if len(self._labels) >= MAX_LABELLED:
-                    self._labels.pop(next(iter(self._labels)))  # the oldest loaded
-                self._labels[namespace] = kept
+            kept = self._labels.loaded(namespace, lambda: self._read_labels(namespace))
             return {mid: label for mid in ids if (label := kept.get(mid)) is not None}
+
+    def _read_labels(self, namespace: str) -> dict[str, Label]:
+        return {str(r["memory_id"]): _label(r) for r in self.query(_LABELS, [namespace])}
 
     def apply_labels(self, changed: Iterable[tuple[str, str, Label | None]]) -> None:
         """A committed batch's changed memories: (namespace, id, its label; None when gone)."""
@@ -106,7 +102,7 @@ class GraphIndex:
     ) -> tuple[dict[str, int], dict[EdgeKey, Row]]:
         """``(memory id -> least depth, edge key -> row)`` within ``hops`` of ``start``."""
         with self._lock:
-            adjacent = self._loaded(namespace)
+            adjacent = self._adjacent.loaded(namespace, lambda: self._read_edges(namespace))
             depth = {start: 0}
             found: dict[EdgeKey, Row] = {}
             frontier = [start]
@@ -123,17 +119,6 @@ class GraphIndex:
                             reached.append(other)
                 frontier = reached
             return depth, found
-
-    def forget(self, namespaces: Iterable[str] | None = None) -> None:
-        """Drop loaded adjacency (all, or these namespaces): read again when next asked."""
-        with self._lock:
-            if namespaces is None:
-                self._adjacent.clear()
-                self._labels.clear()
-            else:
-                for ns in namespaces:
-                    self._adjacent.pop(ns, None)
-                    self._labels.pop(ns, None)
 
 
 def _label(row: Mapping[str, Any]) -> Label:
