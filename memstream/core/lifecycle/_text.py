@@ -25,20 +25,44 @@ def clauses(text: str) -> list[str]:
 
 
 def merge_clauses(texts: Sequence[str]) -> list[str]:
-    """Clauses of ``texts`` in order, exact repeats and clauses another one covers dropped."""
-    kept: list[tuple[str, frozenset[str]]] = []
+    """Clauses of ``texts`` in order, exact repeats and clauses another one covers dropped.
+
+    A clause is covered by a kept one that has all its words; one that has all the words
+    of kept ones takes the first one's place and the others go. Kept clauses are found
+    through the words they hold (a category summary merges hundreds of memories each day:
+    comparing every clause with every kept one was most of the dream cycle's planning)."""
+    kept: list[tuple[str, frozenset[str]] | None] = []  # None: taken over by a longer one
+    holding: dict[str, set[int]] = {}  # word -> indexes of the kept clauses that have it
     for text in texts:
         for clause in clauses(text):
             words = frozenset(normalize(clause).split())
-            if not words or any(words <= k for _, k in kept):
+            if not words or _covered(words, holding):
                 continue
-            covered = [i for i, (_, k) in enumerate(kept) if k < words]
+            near = set().union(*(holding.get(w, ()) for w in words))
+            covered = sorted(i for i in near if (k := kept[i]) is not None and k[1] < words)
             if covered:  # the new clause says more than earlier ones: it takes the first's place
+                for i in covered:
+                    old = kept[i]
+                    assert old is not None
+                    for w in old[1]:
+                        holding[w].discard(i)
+                    kept[i] = None
                 kept[covered[0]] = (clause, words)
-                kept = [kv for i, kv in enumerate(kept) if i not in covered[1:]]
+                at = covered[0]
             else:
                 kept.append((clause, words))
-    return [c for c, _ in kept]
+                at = len(kept) - 1
+            for w in words:
+                holding.setdefault(w, set()).add(at)
+    return [k[0] for k in kept if k is not None]
+
+
+def _covered(words: frozenset[str], holding: dict[str, set[int]]) -> bool:
+    """A kept clause has every one of ``words``."""
+    postings = sorted((holding.get(w, set()) for w in words), key=len)
+    if not postings[0]:
+        return False
+    return bool(postings[0].intersection(*postings[1:]))
 
 
 def merged_text(texts: Sequence[str]) -> str:
