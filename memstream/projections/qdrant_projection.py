@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+import numpy as np
 import orjson
 
 from memstream.core.embedding import Embedder, Matrix, blend_with_context
@@ -207,16 +208,26 @@ class QdrantProjection(Projection):
         return stats
 
     def dense_vectors(self, documents: Sequence[tuple[str, str]]) -> Matrix:
-        """(text, source text) pairs -> their dense vectors, in one call per batch each."""
-        texts = self.embedder.embed([text for text, _ in documents])
-        # a memory without source text (a summary, an episode's own words) is its text; the
-        # memories cut from one turn share its source text: each is embedded once
+        """(text, source text) pairs -> their dense vectors, in two calls per batch at most."""
+        texts = [text for text, _ in documents]
+        embedded_texts = self.embedder.embed(texts)
+        # a memory without source text (a summary, an episode's own words) is its own
+        # context: it is not embedded again (a summary's ~1.3k characters were, twice: most
+        # of what the dream cycles' summaries cost this projection); the memories cut from
+        # one turn share its source text: each is embedded once. Texts and contexts are not
+        # embedded in one call: the short texts would be padded to the contexts' length.
         wanted = [cut_at_word(source, CONTEXT_CHARS) or text for text, source in documents]
-        unique = list(dict.fromkeys(wanted))
-        row = {context: i for i, context in enumerate(unique)}
-        embedded = self.embedder.embed(unique)
-        contexts = embedded[[row[context] for context in wanted]]
-        return blend_with_context(texts, contexts, CONTEXT_WEIGHT)
+        at_text = {text: i for i, text in enumerate(texts)}
+        others = [c for c in dict.fromkeys(wanted) if c not in at_text]
+        embedded_others = self.embedder.embed(others)
+        at_other = {context: i for i, context in enumerate(others)}
+        contexts = np.stack(
+            [
+                embedded_texts[at_text[c]] if c in at_text else embedded_others[at_other[c]]
+                for c in wanted
+            ]
+        )
+        return blend_with_context(embedded_texts, contexts, CONTEXT_WEIGHT)
 
     def skip(self, record: LogRecord, reason: str) -> None:
         # the DuckDB projection keeps the reject and the dead-letter topic the bytes

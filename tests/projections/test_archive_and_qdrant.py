@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -95,3 +97,34 @@ def test_archive_keeps_any_record_whatever_its_fields_hold(
     archive = ParquetArchive(root, flush_records=1)
     archive.apply([LogRecord("t.turns", 0, 0, b"ns", value, 1_700_000_000_000)])
     assert [r.value for r in read_archive(root)] == [value]
+
+
+def test_dense_vectors_embed_each_string_once_with_the_same_vectors(tmp_path: Path) -> None:
+    """A memory without source text (a summary) is its own context: embedded once, not
+    twice, and every vector is the one embedding texts and contexts apart gives."""
+    import numpy as np
+
+    from memstream.core.embedding import blend_with_context
+    from memstream.projections.qdrant_projection import CONTEXT_WEIGHT
+
+    seen: list[str] = []
+
+    class Counting(HashingEmbedder):
+        def embed(self, texts: Sequence[str]) -> Any:
+            seen.extend(texts)
+            return super().embed(texts)
+
+    emb = Counting()
+    store = EdgeRetrievalStore(str(tmp_path / "q"), CollectionSpec.for_models(emb, BM25Encoder()))
+    proj = QdrantProjection(store, "t.memory.log", emb, BM25Encoder())
+    summary = "facts summary (12 memories): Mia likes tea; Mia moved to Porto."
+    turn = "I moved to Porto last May, and I drink green tea every morning."
+    docs = [(summary, ""), ("Mia moved to Porto", turn), ("Mia drinks green tea", turn)]
+    got = proj.dense_vectors(docs)
+    assert sorted(seen) == sorted({summary, turn, "Mia moved to Porto", "Mia drinks green tea"})
+    plain = HashingEmbedder()
+    expected = blend_with_context(
+        plain.embed([t for t, _ in docs]), plain.embed([s or t for t, s in docs]), CONTEXT_WEIGHT
+    )
+    assert np.array_equal(got, expected)
+    store.close()
