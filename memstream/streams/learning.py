@@ -396,6 +396,7 @@ class Learning:
         groups = entity_group_sizes(
             (s.memory_id, topical_entities(s.entities, s.subject)) for s in active
         )
+        changes = []
         for s in sorted(active, key=lambda m: m.memory_id):
             times = state.accesses.get((ns, s.memory_id), [])
             count, last = state.usage(ns, s.memory_id)
@@ -419,7 +420,7 @@ class Learning:
             if decision is None:
                 continue
             to_tier, rule, evidence = decision
-            cause = make_event(
+            change = make_event(
                 TierChanged(
                     memory_id=s.memory_id,
                     from_tier=s.tier,
@@ -434,7 +435,12 @@ class Learning:
                 recorded_at=utc_now(),
                 limits=self.settings.limits,
             )
-            await emit(state, [cause], self.sink, self.memory_topic)
+            changes.append(change)
+        # one send for the namespace, acknowledged together: awaiting the broker after each
+        # change held the partition (and its write path) for a round trip per memory. Each
+        # decision reads its own memory only, so deciding all before applying any is the same
+        if changes:
+            await emit(state, changes, self.sink, self.memory_topic)
 
 
 def _tree_edit(env: Envelope[TreeEdit]) -> list[tuple[Any, str]]:
