@@ -362,7 +362,14 @@ class WordLlamaEmbedder(_ModelEmbedder):
             raise TypeError("embed() takes a sequence of texts, not one string")
         if not texts:
             return np.empty((0, self._dim), dtype=np.float32)
-        return normalize_rows(np.asarray(self._model.embed(list(texts), norm=True)))
+        # WordLlama pads each chunk of 64 texts to its longest: one summary (~300 tokens)
+        # among short memories made the whole chunk cost as much. Shortest first, so texts
+        # of a length are padded together; padding is masked, so the vectors are the same.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        embedded = np.asarray(self._model.embed([texts[i] for i in order], norm=True))
+        out = np.empty_like(embedded)
+        out[order] = embedded
+        return normalize_rows(out)
 
 
 # --- configuration --------------------------------------------------------------------

@@ -280,3 +280,18 @@ def test_blend_with_context_gives_unit_rows_between_text_and_context(
     assert np.allclose(blend_with_context(a, b, 0.0), normalize_rows(a))
     with pytest.raises(ValueError, match="shapes differ"):
         blend_with_context(a, b[:, :10], weight)
+
+
+def test_wordllama_rows_keep_the_callers_order_whatever_the_lengths() -> None:
+    """Texts are embedded shortest first (less padding); each row is still its own text's
+    vector, the one it gets alone."""
+    from memstream.core.embedding import embedder_for
+
+    wl = embedder_for("wordllama")
+    summary = "facts summary (40 memories): " + "; ".join(
+        f"Mia visited town {i}" for i in range(40)
+    )
+    texts = [summary, "tea", "Lena moved to Porto in May", "tea", "a rescue dog named Rex"]
+    rows = wl.embed(texts)
+    for text, row in zip(texts, rows, strict=True):
+        assert row.tobytes() == wl.embed([text])[0].tobytes()
