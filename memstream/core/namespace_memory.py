@@ -10,6 +10,7 @@ the decisions and their evidence, are unchanged."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -165,6 +166,13 @@ class NamespaceMemory:
     def vector(self, memory_id: str) -> NDArray[np.float32]:
         """The stored vector of a memory's current text (no embedding call)."""
         return self._vectors.row(self._rows[memory_id])
+
+    def vectors(self, memory_ids: Iterable[str]) -> dict[str, NDArray[np.float32]]:
+        """``vector`` of each of ``memory_ids``, as rows of the namespace's dense matrix
+        (views, valid until the next change): a dream cycle reads every active memory's,
+        and making each one dense on its own was a fifth of the cycle's planning."""
+        matrix = self._matrix()
+        return {mid: matrix[self._rows[mid]] for mid in memory_ids}
 
     def closest(self, vector: NDArray[np.float32]) -> Neighbour | None:
         n = len(self._ids)

@@ -162,7 +162,7 @@ async def run_cycle(
                     # Retention is derived from event time and stability, never stored: give the
                     # planner the current value so it only plans changes that become events.
                     views[mid] = replace(view, retention=retention(view, when, config))
-                vectors = {mid: memory.vector(mid) for mid, s in memory.states.items() if s.active}
+                vectors = memory.vectors(mid for mid, s in memory.states.items() if s.active)
                 report = plan_cycle(list(views.values()), {}, vectors, when, config)
                 summary = {
                     "namespace": ns,

@@ -246,7 +246,7 @@ async def evolve(
                 memory = state.namespaces[ns]
                 when = at or state.watermark(ns)
                 views = _views(state, ns)
-                vectors = {v.memory_id: memory.vector(v.memory_id) for v in views if v.active}
+                vectors = memory.vectors(v.memory_id for v in views if v.active)
                 candidates = _merged_candidates(find_candidates(views, vectors, when, config))
                 reports.append(
                     {

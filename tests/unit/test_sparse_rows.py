@@ -121,3 +121,46 @@ def test_model_vectors_stay_one_dense_matrix() -> None:
     assert found is not None and found.memory_id == "m1"
     restored = pickle.loads(pickle.dumps(dense._vectors))
     assert restored.dense(3)[:3].tobytes() == dense._vectors.matrix[:3].tobytes()
+
+
+def test_vectors_are_each_memorys_vector_for_both_kinds_of_rows() -> None:
+    """``vectors`` (what a dream cycle reads) gives what ``vector`` gives, one by one."""
+    from datetime import UTC, datetime
+
+    from memstream.core.namespace_memory import NamespaceMemory
+    from memstream.schemas.envelope import make_event
+    from memstream.schemas.events import MemoryCreated, MemoryUpdated
+
+    at = datetime(2024, 1, 1, tzinfo=UTC)
+    for memory in (NamespaceMemory("ns", EMBEDDER), NamespaceMemory("ns", DenseModel())):  # type: ignore[arg-type]
+        texts = ["tea at noon", "coffee in Berlin", "Lena moved", "a rescue dog"]
+        for i, text in enumerate(texts):
+            memory.apply(
+                make_event(
+                    MemoryCreated(
+                        memory_id=f"m{i}", text=text, category="fact", content_hash=f"{i:064x}"
+                    ),
+                    namespace="ns",
+                    occurred_at=at,
+                    event_id=f"e{i}",
+                )
+            )
+        memory.vectors(["m0"])  # the dense matrix made, then a text changes
+        memory.apply(
+            make_event(
+                MemoryUpdated(
+                    memory_id="m2",
+                    text="Lena moved to Porto",
+                    previous_text="Lena moved",
+                    content_hash="f" * 64,
+                ),
+                namespace="ns",
+                occurred_at=at,
+                event_id="e9",
+            )
+        )
+        ids = ["m3", "m0", "m2"]
+        got = memory.vectors(ids)
+        assert list(got) == ids
+        for mid in ids:
+            assert got[mid].tobytes() == memory.vector(mid).tobytes()
