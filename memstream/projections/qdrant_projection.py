@@ -221,12 +221,9 @@ class QdrantProjection(Projection):
         others = [c for c in dict.fromkeys(wanted) if c not in at_text]
         embedded_others = self.embedder.embed(others)
         at_other = {context: i for i, context in enumerate(others)}
-        contexts = np.stack(
-            [
-                embedded_texts[at_text[c]] if c in at_text else embedded_others[at_other[c]]
-                for c in wanted
-            ]
-        )
+        # rows of [texts; others]: a context that is a text takes the text's row
+        rows = [at_text[c] if c in at_text else len(texts) + at_other[c] for c in wanted]
+        contexts = np.vstack([embedded_texts, embedded_others])[rows]
         return blend_with_context(embedded_texts, contexts, CONTEXT_WEIGHT)
 
     def skip(self, record: LogRecord, reason: str) -> None:

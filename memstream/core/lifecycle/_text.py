@@ -30,7 +30,8 @@ def merge_clauses(texts: Sequence[str]) -> list[str]:
     A clause is covered by a kept one that has all its words; one that has all the words
     of kept ones takes the first one's place and the others go. Kept clauses are found
     through the words they hold (a category summary merges hundreds of memories each day:
-    comparing every clause with every kept one was most of the dream cycle's planning)."""
+    comparing every clause with every kept one was the largest single part of the dream
+    cycle's planning)."""
     kept: list[tuple[str, frozenset[str]] | None] = []  # None: taken over by a longer one
     holding: dict[str, set[int]] = {}  # word -> indexes of the kept clauses that have it
     for text in texts:
