@@ -44,6 +44,20 @@ def _busy(responses: dict[str, Any]) -> dict[str, Any]:
     return {**responses, "429": {**ERROR, "description": "too many recalls; see Retry-After"}}
 
 
+def _timed(responses: dict[str, Any]) -> dict[str, Any]:
+    """A recall's answer: its own time in a Server-Timing header."""
+    ok = {
+        **responses["200"],
+        "headers": {
+            "Server-Timing": {
+                "description": "the recall's own time, recall;dur=<ms> (without HTTP and JSON)",
+                "schema": {"type": "string"},
+            }
+        },
+    }
+    return {**responses, "200": ok}
+
+
 QUEUED = {
     "type": "object",
     "properties": {"event_id": {"type": "string"}, "status": {"const": "queued"}},
@@ -189,7 +203,7 @@ def document() -> dict[str, Any]:
                             },
                         }
                     ),
-                    "responses": _busy(_ok("ranked, explained memories", RECALL)),
+                    "responses": _timed(_busy(_ok("ranked, explained memories", RECALL))),
                 }
             },
             "/v1/memories/{memory_id}": {

@@ -101,6 +101,9 @@ def test_a_long_statement_is_stopped_and_recall_answers_meanwhile(
     recalled_at = time.monotonic()
     thread.join(60)
     assert recall.status_code == 200 and recall.json()["results"], recall.text
+    # the recall's own time, for clients and benchmarks (W3C Server-Timing)
+    timing = recall.headers["server-timing"]
+    assert timing.startswith("recall;dur=") and float(timing.split("dur=")[1]) > 0, timing
     assert recalled_at < finished["sql_at"], "recall waited for the SQL statement"
     response = finished["sql"]
     assert response.status_code == 408, response.text
