@@ -274,14 +274,14 @@ class WritePath:
         """Whether input records of ``partition`` wait past the last one read: a slow or
         busy worker must not take a tenant whose turns are queued for a quiet one (the idle
         rule is for liveness; its flushes would depend on the worker's speed)."""
+        return records_waiting(self.read_to, partition, self._highwater)
 
-        def highwater(tp: Any) -> int | None:
-            try:
-                return self.app.consumer.highwater(tp)  # type: ignore[no-any-return]
-            except (AssertionError, ConsumerNotStarted):  # not assigned now, or stopped
-                return None
-
-        return records_waiting(self.read_to, partition, highwater)
+    def _highwater(self, tp: Any) -> int | None:
+        """The log's next offset of input partition ``tp``, None when this worker cannot say."""
+        try:
+            return self.app.consumer.highwater(tp)  # type: ignore[no-any-return]
+        except (AssertionError, ConsumerNotStarted):  # not assigned now, or stopped
+            return None
 
     # --- flushing ----------------------------------------------------------------------
 
