@@ -18,6 +18,7 @@ from memstream.consumers.cli_admin import (
     cmd_status,
     cmd_verify,
 )
+from memstream.consumers.cli_common import iso_time
 from memstream.consumers.cli_intake import (
     cmd_broker,
     cmd_dlq,
@@ -162,7 +163,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--from-archive", action="store_true", help="read the Parquet archive instead of Kafka"
     )
     p.add_argument(
-        "--until", help="only events up to this time (a point-in-time build; no switch-over)"
+        "--until",
+        type=iso_time,
+        help="only events up to this time (a point-in-time build; no switch-over)",
     )
     p.add_argument(
         "--no-switch", action="store_true", help="build the new version but keep CURRENT"
@@ -174,7 +177,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("query", nargs="?")
     p.add_argument("--namespace")
     p.add_argument("--k", type=int, default=10)
-    p.add_argument("--as-of", dest="as_of")
+    p.add_argument("--as-of", dest="as_of", type=iso_time)
     p.add_argument("--json", action="store_true")
     p.add_argument("--batch", help="JSONL in: query, namespace, optional k, as_of, id; JSONL out")
     p.add_argument(
@@ -192,7 +195,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--apply", action="store_true", help="write the actions as events (default: dry run)"
     )
     p.add_argument("--namespace", action="append", help="limit to these namespaces (repeatable)")
-    p.add_argument("--at", help="event time of the cycle (default: each partition's newest event)")
+    p.add_argument(
+        "--at",
+        type=iso_time,
+        help="event time of the cycle (default: each partition's newest event)",
+    )
     p.add_argument("--json", action="store_true")
     p.set_defaults(fn=cmd_consolidate)
 
@@ -218,7 +225,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--namespace", required=True)
     p.add_argument("--hops", type=int, default=2, help="how far to walk (1..4, default 2)")
     p.add_argument("--relation", help="only this relation (causes, same_entity, ...)")
-    p.add_argument("--as-of", dest="as_of", help="the edges as they were at this time (ISO 8601)")
+    p.add_argument(
+        "--as-of",
+        dest="as_of",
+        type=iso_time,
+        help="the edges as they were at this time (ISO 8601)",
+    )
     p.add_argument("--format", choices=("text", "json", "dot"), default="text")
     p.set_defaults(fn=cmd_graph)
 
@@ -227,7 +239,9 @@ def build_parser() -> argparse.ArgumentParser:
     t = tree.add_parser("show", help="the namespace's tree, with the count of memories per node")
     t.add_argument("--namespace", required=True)
     t.add_argument("--format", choices=("text", "json"), default="text")
-    t.add_argument("--at", help="judge the 60-day idle rule at this event time (ISO 8601)")
+    t.add_argument(
+        "--at", type=iso_time, help="judge the 60-day idle rule at this event time (ISO 8601)"
+    )
     for command, what in (
         ("add", "add a node (an event): memories about the entity it names go under it"),
         ("remove", "remove a node and what is below it (an event); add brings it back"),
@@ -236,7 +250,9 @@ def build_parser() -> argparse.ArgumentParser:
         t.add_argument("path", help="e.g. work/projects/budget-tracker (1-4 segments)")
         t.add_argument("--namespace", required=True)
         t.add_argument("--reason")
-        t.add_argument("--at", help="the event time of the edit (ISO 8601; default now)")
+        t.add_argument(
+            "--at", type=iso_time, help="the event time of the edit (ISO 8601; default now)"
+        )
     t = tree.add_parser(
         "prune",
         help="report the nodes the 60-day idle rule leaves out: the rule applies by itself "
@@ -244,7 +260,9 @@ def build_parser() -> argparse.ArgumentParser:
         "only shows what it removes and writes nothing",
     )
     t.add_argument("--namespace", required=True)
-    t.add_argument("--at", help="as of this event time (ISO 8601; default the namespace's now)")
+    t.add_argument(
+        "--at", type=iso_time, help="as of this event time (ISO 8601; default the namespace's now)"
+    )
     t.add_argument("--format", choices=("text", "json"), default="text")
     p.set_defaults(fn=cmd_tree)
 
@@ -340,7 +358,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("audit", help="the causal chain of a memory, or a namespace as of a time")
     p.add_argument("memory_id", nargs="?")
     p.add_argument("--namespace")
-    p.add_argument("--as-of", dest="as_of")
+    p.add_argument("--as-of", dest="as_of", type=iso_time)
     p.add_argument("--json", action="store_true")
     p.set_defaults(fn=cmd_audit)
 

@@ -61,7 +61,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     settings = _settings(args)
     layout = Layout(settings.data_path)
     kinds = [k for k in ALL if k != "archive"] if args.projection == "all" else [args.projection]
-    until = _parse_time(args.until) if args.until else None
+    until = _parse_time(args.until, "--until") if args.until else None
     if until is None and not args.no_switch and running_worker(settings.data_dir):
         # switching under a running worker left it writing to the old copy while readers
         # moved to the new one, which nothing kept current once the worker stopped
@@ -216,7 +216,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
             if not args.namespace:
                 print("memstream audit: --as-of needs --namespace", file=sys.stderr)
                 return 2
-            when = _parse_time(args.as_of)
+            when = _parse_time(args.as_of, "--as-of")
             states = as_of(analytics, args.namespace, when)
             if args.json:
                 from memstream.core.memory_state import to_json

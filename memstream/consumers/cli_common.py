@@ -9,6 +9,7 @@ from typing import Any, TextIO
 
 from memstream.consumers.worker_api import auth_headers, refusal
 from memstream.infra.settings import Settings, load
+from memstream.schemas.errors import EventValidationError
 
 
 def _settings(args: argparse.Namespace) -> Settings:
@@ -22,9 +23,27 @@ def _api_key(settings: Settings) -> str | None:
     return settings.api_key
 
 
-def _parse_time(value: str) -> datetime:
-    parsed = datetime.fromisoformat(value)
-    return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed
+def _parse_time(value: str, flag: str = "time") -> datetime:
+    """An ISO 8601 time in UTC (no offset means UTC); EventValidationError naming ``flag``
+    when it is not one or lies outside what UTC can hold (year 1 at +14:00)."""
+    try:
+        parsed = datetime.fromisoformat(value)
+        return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
+    except ValueError:
+        message = f"not an ISO 8601 time: {value[:64]!r}"
+    except OverflowError:
+        message = f"out of range in UTC: {value[:64]!r}"
+    raise EventValidationError("bad_datetime", message, flag)
+
+
+def iso_time(value: str) -> str:
+    """An argparse type for the commands' time flags: ``value`` unchanged when it is a
+    time, else argparse's one-line usage error naming the flag (it was a traceback)."""
+    try:
+        _parse_time(value)
+    except EventValidationError as e:
+        raise argparse.ArgumentTypeError(e.message) from None
+    return value
 
 
 def _print_table(columns: list[str], rows: list[tuple[Any, ...]], out: TextIO) -> None:

@@ -72,7 +72,7 @@ def _recaller(settings: Settings, include_low_confidence: bool = False) -> Any:
         from memstream.schemas.envelope import make_event
         from memstream.schemas.events import RecallRequested
 
-        when = _parse_time(as_of) if as_of else None
+        when = _parse_time(as_of, "as_of") if as_of else None
         # the same checks as a request to the worker's API (k, ids, text limits)
         make_event(
             RecallRequested(query_id=query_id or "unset", query=query, k=k, as_of=when),

@@ -100,7 +100,10 @@ def _at(body: dict[str, Any]) -> dt.datetime | None:
         at = None
     if at is None:
         raise web.HTTPBadRequest(text=f"at: expected an ISO 8601 time, got {value!r:.64}")
-    return at if at.tzinfo is not None else at.replace(tzinfo=dt.UTC)
+    try:
+        return at.astimezone(dt.UTC) if at.tzinfo is not None else at.replace(tzinfo=dt.UTC)
+    except OverflowError:  # the cycle's events would fail validation: a 500
+        raise web.HTTPBadRequest(text=f"at: out of range in UTC, got {value!r:.64}") from None
 
 
 class ApiService(Service):

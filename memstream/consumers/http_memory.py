@@ -13,7 +13,7 @@ import logging
 import time
 import uuid
 from collections import Counter
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 import orjson
@@ -58,7 +58,12 @@ def _time(value: Any, field: str) -> datetime | None:
         ) from None
     if parsed.tzinfo is None:
         raise EventValidationError("bad_datetime", "needs a UTC offset", field)
-    return parsed
+    try:
+        return parsed.astimezone(UTC)
+    except OverflowError:  # year 1 at +14:00: an internal error further in
+        raise EventValidationError(
+            "bad_datetime", f"out of range in UTC: {str(value)[:64]!r}", field
+        ) from None
 
 
 def _namespace(body: dict[str, Any]) -> str:

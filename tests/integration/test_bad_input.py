@@ -684,6 +684,14 @@ async def through_http(s: Settings, cat: Catalogue, ns: str, ns_inj: str) -> Non
         await rejected("POST", "/sql", "bad_request", json={"sql": "SELECT 1", "limit": "all"})
         await rejected("POST", "/v1/consolidate", "bad_request", json={"at": "yesterday"})
         await rejected("POST", "/v1/consolidate", "bad_request", json={"namespaces": 5})
+        # times ISO 8601 allows and UTC cannot hold: the dream cycle failed inside (a 500),
+        # the tree's read too, and the audit answered as if they were times
+        for far in ("0001-01-01T00:00:00+14:00", "9999-12-31T23:59:59-14:00"):
+            await rejected("POST", "/v1/consolidate", "bad_request", json={"at": far})
+            await rejected("GET", "/v1/tree", "bad_datetime", params={"namespace": ns, "at": far})
+            params = {"namespace": ns, "as_of": far}
+            await rejected("GET", "/v1/audit", "bad_datetime", params=params)
+            await rejected("POST", "/v1/recall", "bad_datetime", json=post | {"as_of": far})
         await rejected("POST", "/v1/evolve", "bad_request", json={"namespaces": "acme"})
 
         for i, text in enumerate(INJECTIONS):  # valid: accepted
