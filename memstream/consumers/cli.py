@@ -402,6 +402,10 @@ def main(argv: list[str] | None = None) -> int:
     except httpx.HTTPError as e:
         print(f"memstream {args.command}: the worker's API failed: {e}", file=sys.stderr)
         return 1
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError) as e:
+        # a path the caller gave, or a projection not built yet: say which, no traceback
+        print(f"memstream {args.command}: {e}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         return 130
 

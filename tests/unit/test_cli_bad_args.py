@@ -1,10 +1,12 @@
-"""The commands' time flags: a value that is not a time, or one UTC cannot hold, is a
-one-line usage error naming the flag before anything opens (`memstream audit --as-of` and
-`memstream replay --until` raised a traceback)."""
+"""Bad arguments to the commands, each a one-line error that names it, never a traceback:
+a time flag that is not a time, or one UTC cannot hold, is argparse's usage error naming the
+flag before anything opens (`memstream audit --as-of`, `memstream replay --until`); a file
+that is not there, or a projection not built yet, is named with its path."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 
@@ -44,3 +46,30 @@ def test_times_are_read_as_utc_and_no_offset_means_utc() -> None:
     with pytest.raises(EventValidationError) as caught:
         _parse_time("0001-01-01T00:00:00+14:00", "--as-of")
     assert (caught.value.code, caught.value.path) == ("bad_datetime", "--as-of")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["recall", "--batch", "{missing}"],
+        ["recall", "--batch", "{dir}"],
+        ["metadata", "--namespace", "acme"],
+        ["gaps", "--namespace", "acme"],
+        ["audit", "m1"],
+        ["audit", "--namespace", "acme", "--as-of", "2024-05-01T00:00:00+00:00"],
+    ],
+    ids=lambda c: " ".join(c[:2]),
+)
+def test_a_missing_file_or_projection_is_one_line_naming_it(
+    command: list[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("MEMSTREAM_DATA_DIR", str(tmp_path / "data"))
+    argv = [a.format(missing=tmp_path / "nope.jsonl", dir=tmp_path) for a in command]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"memstream {command[0]}: "), err
+    assert "Traceback" not in err and err.count("\n") == 1, err
+    assert str(tmp_path) in err  # which path
