@@ -1,9 +1,10 @@
 """Self-contained, dated memories through the broker, with the defaults and the rule
 extractor: two speakers over two dated sessions talk in pronouns ("He chewed through my
 charger", "Does she like it?" - "Loves it."), one shares a photo with a few words around
-it, one answers a question in three words ("Goalie, like his mother."); the memories name
-who and what, carry their dates and the question a short answer answers, and the questions
-about them find them first."""
+it, one answers a question in three words ("Goalie, like his mother.") and confirms another
+asked before a remark ("Yes, by two years."); the memories name who and what, carry their
+dates and the question a short answer answers, and the questions about them find them
+first."""
 
 from __future__ import annotations
 
@@ -49,6 +50,8 @@ SESSIONS: list[tuple[str, datetime, list[tuple[str, str, dict[str, Any]]]]] = [
             ("Melanie", "My nephew Leo made the travel hockey team.", {}),
             ("Caroline", "Amazing! What position does he play?", {}),
             ("Melanie", "Goalie, like his mother.", {}),
+            ("Caroline", "Is he the youngest on the team? Congratulations to him!", {}),
+            ("Melanie", "Yes, by two years.", {}),
         ],
     ),
 ]
@@ -61,6 +64,8 @@ EXPECTED = {
 }
 # A short answer keeps the question it answers: cut alone it would say nothing.
 ANSWER = 'Asked "What position does he play?", Melanie said: "Goalie, like his mother."'
+# and a confirmation keeps the question it confirms, though more was said after it
+CONFIRMED = 'Asked "Is he the youngest on the team?", Melanie said: "Yes, by two years."'
 # A memory that opens with one of these leans on a turn it does not carry.
 PRONOUN = re.compile(
     r"^(?:it|its|it's|they|them|their|this|that|these|those|he|him|his|she|her)\b", re.I
@@ -93,7 +98,7 @@ def conversation(settings: Settings, worker: WorkerProcess) -> tuple[str, list[s
         def texts() -> list[str]:
             return [r["memory"] for r in mem.get_all(namespace=ns)["results"]]
 
-        wanted = [*EXPECTED.values(), ANSWER]
+        wanted = [*EXPECTED.values(), ANSWER, CONFIRMED]
         got = eventually(texts, lambda ts: all(any(e in t for t in ts) for e in wanted))
     projected(settings)  # get_all read DuckDB; the questions ask Qdrant
     return ns, got
@@ -129,7 +134,11 @@ def test_a_short_answer_keeps_its_question_and_is_found_by_it(
     ns, texts = conversation
     assert ANSWER in texts, texts
     assert "Goalie, like his mother" not in texts  # the fragment alone is not kept
+    assert CONFIRMED in texts, texts
     with Memory(settings=settings) as mem:
         found = mem.recall("Which position does Leo play in hockey?", namespace=ns)
+        youngest = mem.recall("Is Leo the youngest on his hockey team?", namespace=ns)
     top = [r["text"] for r in found["results"]][:3]
     assert ANSWER in top, top
+    top = [r["text"] for r in youngest["results"]][:3]
+    assert CONFIRMED in top, top

@@ -47,6 +47,25 @@ def test_an_answer_to_another_speaker_keeps_the_question() -> None:
     assert any(t.startswith('Asked "Eating anything weird?", Nadia said: "Pickles') for t in got)
 
 
+def test_a_confirmation_keeps_the_question_it_confirms_wherever_it_was_asked() -> None:
+    advice = "For a knee replacement? Remove loose rugs and get a shower chair."
+    got = run(
+        ("user", "Owen", "My knee surgery is November 14. What should I prepare at home?"),
+        ("assistant", "assistant", advice),
+        ("user", "Owen", "It is a replacement, yes. Left knee."),
+    )
+    assert (
+        'Asked "For a knee replacement?", Owen said: "It is a replacement, yes. Left knee."' in got
+    )
+    # an answer that does not open by confirming or denying is no answer to an earlier one
+    got = run(
+        ("user", "Owen", "My knee surgery is November 14."),
+        ("assistant", "assistant", advice),
+        ("user", "Owen", "Left knee. Thanks for the list."),
+    )
+    assert not any(t.startswith("Asked") for t in got)
+
+
 def test_no_answer_without_a_question_or_to_ones_own_question() -> None:
     assert not any(
         t.startswith("Asked")

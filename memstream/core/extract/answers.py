@@ -10,6 +10,8 @@ Pure: the question is the last sentence of the turn before in the same extractio
 
 from __future__ import annotations
 
+import re
+
 from memstream.core.extract.coreference import Session
 from memstream.core.extract.filler import claim_words, has_content, is_filler_words
 from memstream.core.extract.gates import wordset
@@ -17,6 +19,11 @@ from memstream.core.extract.gates import wordset
 QUESTION_MAX_WORDS = 16  # longer questions are requests with context, not a prompt to answer
 ANSWER_MAX_WORDS = 24  # longer turns state their own claims
 QUESTION_MAX_CHARS = 160
+# an answer opening so answers a yes-or-no question, even one followed by more words
+_CONFIRMS = re.compile(
+    r"(?:yes|yeah|yep|yup|no|nope|nah|correct|exactly|it is|it was|it's|that's right)\b",
+    re.I,
+)
 # an answer of nothing but these leans on yet another turn ("He did.", "That one")
 _POINTERS = wordset(
     "he she it they him her them his hers its their we us i me you this that these those "
@@ -24,16 +31,27 @@ _POINTERS = wordset(
 )
 
 
-def question_answered(session: Session, turn_index: int, speaker: str) -> str | None:
+def question_answered(
+    session: Session, turn_index: int, speaker: str, answer: str = ""
+) -> str | None:
     """The question the turn at ``turn_index`` answers: the last sentence of the turn just
-    before, when someone else said it and it asks something."""
+    before, when someone else said it and it asks something; or, for an answer that opens
+    by confirming or denying (``answer``: "It is a replacement, yes."), the last question
+    of that turn wherever it stands ("For a knee replacement? Remove loose rugs, ...")."""
     before = turn_index - 1
     if before < 0 or session.speakers[before] == speaker:
         return None
-    last = next((s for s in reversed(session.said) if s.turn == before), None)
-    if last is None:
+    said_before: list[str] = []  # the turn before's sentences, last first
+    for s in reversed(session.said):  # from the end: a run's session grows long
+        if s.turn < before:
+            break
+        if s.turn == before:
+            said_before.append(s.text.strip())
+    if not said_before:
         return None
-    question = last.text.strip()
+    question = said_before[0]
+    if not question.endswith("?") and _CONFIRMS.match(answer.lstrip()):
+        question = next((q for q in said_before if q.endswith("?")), question)
     if not question.endswith("?") or len(question) > QUESTION_MAX_CHARS:
         return None
     asked = claim_words(question)

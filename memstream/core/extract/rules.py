@@ -113,7 +113,7 @@ def _facts_of_turn(
                 _fact_of_claim(claim, turn, name, person, speaker_key, known, addressee, date_gates)
             )
     may_answer = person == "first" and photo is None  # a photo turn shares, not answers
-    question = question_answered(session, turn_index, speaker) if may_answer else None
+    question = question_answered(session, turn_index, speaker, turn.text) if may_answer else None
     if question:
         said = " ".join(turn.text.split())
         answered = _answer_fact(question, said, turn, name, speaker_key, known)
