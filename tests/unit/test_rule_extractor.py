@@ -99,10 +99,20 @@ def test_to_third_person_leaves_abbreviations_and_names_alone() -> None:
         ("went", "went"),
         ("need", "needs"),
         ("can", "can"),
+        ("agreed", "agreed"),  # a past tense in "-eed" ("agreeds" in BEAM's memories)
+        ("guaranteed", "guaranteed"),
+        ("feed", "feeds"),
     ],
 )
 def test_third_person_verb(verb: str, expected: str) -> None:
     assert third_person_verb(verb) == expected
+
+
+def test_i_are_left_by_a_cut_pair_is_several_people() -> None:
+    # "... since Robert and I are discussing next steps" cut before "I" gave "User ares"
+    got = to_third_person("I are discussing next steps on July 20", "User")
+    assert got == "User and others are discussing next steps on July 20"
+    assert to_third_person("If I were you", "User") == "If User were you"
 
 
 def test_speaker_name_is_an_entity_and_subject() -> None:

@@ -27,6 +27,8 @@ PAST_OR_FIXED = wordset("""was were went got had made took saw bought began ran 
 _NOT_VERB = wordset("""and or but nor too alone here there to with in on at for of from myself yourself not who that which
     as than when if so because also really just usually always never often sometimes recently finally still
     actually only even already now then once both all personally""")
+# past tenses of verbs in "-ee" ("agree"): not the present of a verb in "-eed" ("need")
+_PAST_EED = wordset("agreed disagreed freed guaranteed decreed refereed emceed pureed")
 _THIRD_IRREGULAR = {"have": "has", "do": "does", "go": "goes", "be": "is", "am": "is"}
 _NEGATIONS = {
     "don't": "does not",
@@ -57,7 +59,7 @@ def third_person_verb(verb: str) -> str:
         not low.isalpha()
         or low in PAST_OR_FIXED
         or low in _NOT_VERB
-        or (low.endswith("ed") and not low.endswith("eed"))
+        or (low.endswith("ed") and (not low.endswith("eed") or low in _PAST_EED))
     ):
         return verb
     if low.endswith(("s", "sh", "ch", "x", "z", "o")):
@@ -113,6 +115,9 @@ def _negated(m: re.Match[str]) -> str:
 
 def _conjugated(m: re.Match[str]) -> str:
     verb = m.group(2)
+    if verb.lower() == "are":  # ("I were" may be a wish: "if I were you")
+        # "I are" is what a cut leaves of "Robert and I are": several people, as "we" is
+        return f"{_NAME_SLOT} and others {m.group(1)}{verb}"
     # a capitalised word after "I" is a name, not a verb ("Tomas and I Lena"): left as is
     return f"{_NAME_SLOT} {m.group(1)}{verb if verb[:1].isupper() else third_person_verb(verb)}"
 
