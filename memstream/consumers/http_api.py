@@ -20,6 +20,8 @@ from memstream.consumers.json_values import jsonable
 from memstream.consumers.producer import PublishError
 from memstream.infra.settings import Settings
 from memstream.projections.user_sql import SQLCancelled, UserSQLError
+from memstream.schemas._fields import parse_datetime
+from memstream.schemas.errors import EventValidationError
 
 log = logging.getLogger("memstream.http")
 
@@ -95,15 +97,9 @@ def _at(body: dict[str, Any]) -> dt.datetime | None:
     if value is None:
         return None
     try:
-        at = dt.datetime.fromisoformat(value) if isinstance(value, str) else None
-    except ValueError:
-        at = None
-    if at is None:
-        raise web.HTTPBadRequest(text=f"at: expected an ISO 8601 time, got {value!r:.64}")
-    try:
-        return at.astimezone(dt.UTC) if at.tzinfo is not None else at.replace(tzinfo=dt.UTC)
-    except OverflowError:  # the cycle's events would fail validation: a 500
-        raise web.HTTPBadRequest(text=f"at: out of range in UTC, got {value!r:.64}") from None
+        return parse_datetime(value, "at", naive_is_utc=True)
+    except EventValidationError as e:  # a time UTC cannot hold was a 500 further in
+        raise web.HTTPBadRequest(text=f"at: {e.message}") from None
 
 
 class ApiService(Service):

@@ -13,7 +13,7 @@ import logging
 import time
 import uuid
 from collections import Counter
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 import orjson
@@ -30,7 +30,7 @@ from memstream.core.event_time import event_time_error
 from memstream.core.metadata import decode as metadata_map
 from memstream.core.recall_filters import parse as parse_filters
 from memstream.infra.settings import Settings
-from memstream.schemas._fields import utc_now
+from memstream.schemas._fields import parse_datetime, utc_now
 from memstream.schemas.envelope import NAMESPACE_RE, make_event
 from memstream.schemas.errors import EventValidationError
 from memstream.schemas.events import MemoryEdit, RecallRequested
@@ -48,22 +48,7 @@ log = logging.getLogger("memstream.http")
 
 
 def _time(value: Any, field: str) -> datetime | None:
-    if value is None:
-        return None
-    try:
-        parsed = datetime.fromisoformat(str(value))
-    except ValueError:
-        raise EventValidationError(
-            "bad_datetime", f"not ISO 8601: {str(value)[:64]!r}", field
-        ) from None
-    if parsed.tzinfo is None:
-        raise EventValidationError("bad_datetime", "needs a UTC offset", field)
-    try:
-        return parsed.astimezone(UTC)
-    except OverflowError:  # year 1 at +14:00: an internal error further in
-        raise EventValidationError(
-            "bad_datetime", f"out of range in UTC: {str(value)[:64]!r}", field
-        ) from None
+    return None if value is None else parse_datetime(str(value), field)
 
 
 def _namespace(body: dict[str, Any]) -> str:

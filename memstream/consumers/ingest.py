@@ -14,11 +14,12 @@ import collections
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from memstream.consumers.producer import AsyncProducer, PublishError, turn_event
+from memstream.schemas._fields import parse_datetime
 from memstream.schemas.envelope import Envelope, loads
 from memstream.schemas.errors import EventValidationError
 
@@ -57,20 +58,7 @@ class IngestReport:
 
 
 def _parse_time(value: Any) -> datetime:
-    if not isinstance(value, str):
-        raise EventValidationError("wrong_type", "expected an ISO 8601 string", "occurred_at")
-    try:
-        parsed = datetime.fromisoformat(value)
-    except ValueError:
-        raise EventValidationError(
-            "bad_datetime", f"not ISO 8601: {value[:64]!r}", "occurred_at"
-        ) from None
-    try:
-        return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
-    except OverflowError:
-        raise EventValidationError(
-            "bad_datetime", f"out of range in UTC: {value[:64]!r}", "occurred_at"
-        ) from None
+    return parse_datetime(value, "occurred_at", naive_is_utc=True)
 
 
 def parse_line(raw: bytes, producer: str, settings: Any) -> Envelope[Any]:

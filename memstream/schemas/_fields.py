@@ -49,23 +49,33 @@ def spec(
     return meta
 
 
-def parse_datetime(value: Any) -> datetime:
+def parse_datetime(value: Any, path: str = "", *, naive_is_utc: bool = False) -> datetime:
+    """An ISO 8601 string as a UTC datetime, or EventValidationError at ``path``: not a
+    string, not a time, no offset (unless ``naive_is_utc``: the CLI and JSONL intake read
+    none as UTC), or outside what UTC can hold (year 1 at +14:00). Every door reads times
+    through this one rule."""
     if not isinstance(value, str):
-        raise EventValidationError("wrong_type", f"expected an ISO 8601 string, got {_kind(value)}")
+        raise EventValidationError(
+            "wrong_type", f"expected an ISO 8601 string, got {_kind(value)}", path
+        )
     try:
         parsed = datetime.fromisoformat(value)
     except ValueError:
         raise EventValidationError(
-            "bad_datetime", f"not an ISO 8601 date-time: {value[:64]!r}"
+            "bad_datetime", f"not an ISO 8601 date-time: {value[:64]!r}", path
         ) from None
     if parsed.tzinfo is None:
-        raise EventValidationError(
-            "bad_datetime", "date-time needs a UTC offset (e.g. Z or +00:00)"
-        )
+        if not naive_is_utc:
+            raise EventValidationError(
+                "bad_datetime", "date-time needs a UTC offset (e.g. Z or +00:00)", path
+            )
+        return parsed.replace(tzinfo=UTC)
     try:
         return parsed.astimezone(UTC)
     except OverflowError:
-        raise EventValidationError("bad_datetime", f"out of range in UTC: {value[:64]!r}") from None
+        raise EventValidationError(
+            "bad_datetime", f"out of range in UTC: {value[:64]!r}", path
+        ) from None
 
 
 def _kind(value: Any) -> str:

@@ -5,7 +5,9 @@
 short turn that answers a question someone else just asked becomes one memory that keeps
 both: 'Asked "What position does he play?", Owen said: "Goalie, like his mother did."'.
 
-Pure: the question is the last sentence of the turn before in the same extraction run.
+Pure: the question is the last sentence of the turn before in the same extraction run,
+or, for an answer that opens by confirming or denying, that turn's last question wherever
+it stands ("For a knee replacement? Remove loose rugs, ..." - "It is a replacement, yes.").
 """
 
 from __future__ import annotations
