@@ -266,6 +266,8 @@ async def test_stdio_every_tool_and_clear_errors(keyed: Keyed) -> None:
         assert "exactly one" in await refused(c, "audit")
         assert "missing_outcome" in await refused(c, "feedback", memory_ids=["m1"])
         assert "occurred_at" in await refused(c, "add_memory", text="x", occurred_at="yesterday")
+        # a time UTC cannot hold: the HTTP door's clear error, not an internal one
+        assert "as_of" in await refused(c, "audit", as_of="0001-01-01T00:00:00+14:00")
         assert "not_found" in await refused(c, "get_memory", memory_id="no-such-memory")
         # the configured namespace is the only one this server serves
         assert "serves namespace" in await refused(c, "get_memories", namespace=keyed.b)
