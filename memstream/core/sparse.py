@@ -4,7 +4,7 @@ A document becomes ``{token_index(token): saturated_tf}`` where::
 
     saturated_tf = tf * (k1 + 1) / (tf + k1 * (1 - b + b * doc_len / avg_doc_len))
 
-with k1=1.2, b=0.75 by default. The IDF factor is *not* in these values: the retrieval
+with k1=1.2, b=0.6 by default. The IDF factor is *not* in these values: the retrieval
 store declares its sparse vector with Qdrant's IDF modifier, and Qdrant multiplies each
 query term by ``ln(1 + (N - df + 0.5) / (df + 0.5))`` at search time. Both adapters scope
 that corpus to the query's namespace (``IdfParams(corpus=...)``), so one tenant's
@@ -85,7 +85,12 @@ class BM25Encoder:
     """
 
     k1: float = 1.2
-    b: float = 0.75
+    # less length normalisation than the usual 0.75: a document is the memory's text and
+    # its source turns' words, often many times avg_doc_len, and a memory cut from a long
+    # turn lost too much to one from a short turn (own / BEAM dev recall@10 0.8207 / 0.6625
+    # at 0.75, 0.8236 / 0.6676 at 0.6; 0.5: 0.8236 / 0.6662, 0.3: 0.8236 / 0.6660, 0.9:
+    # 0.8091 / 0.6544; python -m bench.retrieval_eval --dev --own)
+    b: float = 0.6
     avg_doc_len: float = 16.0
     tokenizer: Tokenizer = STEMMING_TOKENIZER
 

@@ -33,7 +33,7 @@ def test_token_index_is_stable_31_bit_and_process_independent() -> None:
     assert out.stdout.strip() == str(here)
 
 
-def bm25(tf: int, dl: int, k1: float = 1.2, b: float = 0.75, avg: float = 16.0) -> float:
+def bm25(tf: int, dl: int, k1: float = 1.2, b: float = 0.6, avg: float = 16.0) -> float:
     return tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avg))
 
 
