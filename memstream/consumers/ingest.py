@@ -14,7 +14,6 @@ import collections
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -57,10 +56,6 @@ class IngestReport:
             self.rejects.append((line_no, reason))
 
 
-def _parse_time(value: Any) -> datetime:
-    return parse_datetime(value, "occurred_at", naive_is_utc=True)
-
-
 def parse_line(raw: bytes, producer: str, settings: Any) -> Envelope[Any]:
     """One JSONL line -> a validated turn event (raises EventValidationError)."""
     obj = loads(raw)
@@ -87,7 +82,7 @@ def parse_line(raw: bytes, producer: str, settings: Any) -> Envelope[Any]:
         role=obj["role"],
         speaker=obj["speaker"],
         text=obj["text"],
-        occurred_at=_parse_time(obj["occurred_at"]),
+        occurred_at=parse_datetime(obj["occurred_at"], "occurred_at", naive_is_utc=True),
         metadata=meta,
         producer=producer,
         settings=settings,
