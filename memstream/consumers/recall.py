@@ -31,7 +31,8 @@ from memstream.core.fusion import Part, fuse_parts
 from memstream.core.graph_walk import ANCHORS, FOLLOW, Reached, links_between, placed, walk
 from memstream.core.intent import classify
 from memstream.core.memory_state import MemoryState, from_json
-from memstream.core.mmr import folded, mmr
+from memstream.core.mmr import SPREAD, folded, mmr
+from memstream.core.query_frame import spans_conversations, strip_frame
 from memstream.core.recall_filters import RecallFilters
 from memstream.core.recall_gate import (
     MATCH_DEPTH,
@@ -139,6 +140,10 @@ class RecallResult:
                 if len(self.details.get("subqueries", ())) > 1
                 else {}
             ),
+            # the question without its frame, as searched, and whether the picks were spread
+            # over the history (core.query_frame, core.mmr)
+            **({"searched": self.details["searched"]} if "searched" in self.details else {}),
+            **({"spread": True} if self.details.get("spread") else {}),
             # relations the question named, searched for by name too (core.relation_alias)
             **({"renamed": self.details["renamed"]} if "renamed" in self.details else {}),
             # names the question asked about that no memory holds (core.recall_gate)
@@ -316,7 +321,10 @@ class RecallService:
             return _nothing_found(
                 qid, namespace, query, intent.kind, {"filters": only.as_dict() if only else {}}
             )
-        subqueries = decompose(query) or [query]
+        # searched without the question's frame ("can you list the order in which I brought
+        # up ... throughout our conversations?"): core/query_frame.py
+        content = strip_frame(query)
+        subqueries = decompose(content) or [content]
         depth = max(profile.limit, k * 4)
         parts: list[Part] = []
         hits: dict[str, Hit] = {}
@@ -416,7 +424,20 @@ class RecallService:
         vectors = self._vectors([states[mid].text for mid in ids], ids)
         sources = {mid: states[mid].source_turn_ids for mid in ids}
         derived = {mid for mid in ids if states[mid].category == "summary"}
-        top = mmr(scored, vectors, lambda_=0.7, k=k, sources=sources, derived=derived)
+        times: dict[str, float] = {}
+        if spans_conversations(query):  # across the history: picks spread over it (core/mmr)
+            times = {mid: states[mid].created_at.timestamp() for mid in ids}
+        scale = SPREAD * (max(times.values()) - min(times.values())) if times else 0.0
+        top = mmr(
+            scored,
+            vectors,
+            lambda_=0.7,
+            k=k,
+            sources=sources,
+            derived=derived,
+            times=times,
+            time_scale=scale,
+        )
 
         def admit(mid: str) -> bool:
             st = states.get(mid)
@@ -516,6 +537,8 @@ class RecallService:
                 "match": {"cosine": round(match.cosine, 6), "coverage": round(match.coverage, 6)},
                 **({"unknown_names": list(unknown)} if unknown else {}),
                 "subqueries": subqueries,
+                **({"searched": content} if content != query else {}),
+                **({"spread": True} if times else {}),
                 **(
                     {"renamed": [{"mention": r.mention, "name": r.name} for r in renamed]}
                     if renamed

@@ -7,7 +7,10 @@ extraction waits overlap), then each is asked about:
 - a person named by relation ("Rosa's husband") is searched for by name too, because another
   memory says who that is (core/relation_alias.py);
 - "where does Lena live now?" finds the move, said in other words, because the write path
-  put it in the location slot (core/slot_questions.py).
+  put it in the location slot (core/slot_questions.py);
+- "the order in which I brought up ... throughout our conversations" is searched without its
+  frame and its answer spread over the weeks, not gathered on the busiest day
+  (core/query_frame.py, core/mmr.py).
 """
 
 from __future__ import annotations
@@ -61,12 +64,30 @@ STORIES = {
         ],
     ),
 }
+# (day, text): three turns on the first day share the most words with the question
+SPAN = (
+    "Noor",
+    [
+        (0, "I started my garden project this weekend and built two raised beds for the garden."),
+        (0, "For the garden project I mixed compost into the raised beds of the garden."),
+        (0, "I planted lettuce first in the garden project beds because they get morning sun."),
+        (21, "For the garden project I set up drip irrigation on a timer."),
+        (49, "I harvested the first tomatoes of my garden project today."),
+    ],
+)
 
 
 @pytest.fixture(scope="module")
 def told(settings: Settings, worker: WorkerProcess) -> Iterator[tuple[Memory, dict[str, str]]]:
-    spaces = {name: f"cue-{name}-{random.randrange(10**8)}" for name in STORIES}
+    spaces = {name: f"cue-{name}-{random.randrange(10**8)}" for name in (*STORIES, "span")}
     with Memory(settings=settings) as mem:
+        for i, (day, text) in enumerate(SPAN[1]):
+            mem.add(
+                [{"role": "user", "content": text, "speaker": SPAN[0]}],
+                user_id=spaces["span"],
+                run_id=f"d{day}",
+                occurred_at=T0 + timedelta(days=day, minutes=i),
+            )
         for name, (speaker, turns) in STORIES.items():
             for i, text in enumerate(turns):
                 mem.add(
@@ -79,7 +100,7 @@ def told(settings: Settings, worker: WorkerProcess) -> Iterator[tuple[Memory, di
         # polling with recalls would give the memories found first use (activation) the
         # others lack
         deadline = time.monotonic() + 45
-        for name, (_speaker, turns) in STORIES.items():
+        for name, turns in [(n, t) for n, (_s, t) in STORIES.items()] + [("span", SPAN[1])]:
             while time.monotonic() < deadline:
                 rows = mem.get_all(namespace=spaces[name])["results"]
                 sources = {t for r in rows for t in r.get("source_turn_ids") or ()}
@@ -145,3 +166,20 @@ def test_a_question_for_a_slot_finds_its_holder(told: tuple[Memory, dict[str, st
     )["results"]
     assert "Ballard" in str(hits[0]["text"]), [h["text"] for h in hits]
     assert hits[0]["explain"]["slot"] == SLOT_LIFT
+
+
+def test_a_question_across_the_history_is_answered_across_it(
+    told: tuple[Memory, dict[str, str]],
+) -> None:
+    mem, spaces = told
+    question = (
+        "Can you list the order in which I brought up different aspects of my garden project "
+        "throughout our conversations? Mention ONLY and ONLY three items."
+    )
+    answer = _until(
+        mem, spaces["span"], question, lambda r: any("tomatoes" in str(h["text"]) for h in r[:3])
+    )
+    assert answer["searched"] == "my garden project ?" and answer["spread"] is True, answer
+    top = [str(h["text"]) for h in answer["results"][:3]]
+    # the first day, the irrigation three weeks on and the harvest seven weeks on
+    assert any("irrigation" in t for t in top) and any("tomatoes" in t for t in top), top

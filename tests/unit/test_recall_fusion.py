@@ -144,3 +144,16 @@ def test_a_summary_is_folded_behind_its_members() -> None:
     assert [s.memory_id for s in top] == ["lone", "m1", "m2"]  # members not pushed out
     assert folded(sources, derived, sources) == ["summary"]
     assert mmr(scored, {}, k=5, sources=sources)[0].memory_id == "summary"  # unfolded: first
+
+
+def test_mmr_spreads_picks_over_time_when_given_times() -> None:
+    # a, b, c said the same day, d a month later, a little less relevant
+    scored = [_s("a", 0.9), _s("b", 0.88), _s("c", 0.86), _s("d", 0.8)]
+    vectors = {m: np.array([float(i), 1.0]) for i, m in enumerate("abcd")}
+    day = 86_400.0
+    times = {"a": 0.0, "b": 60.0, "c": 120.0, "d": 30 * day}
+    assert [s.memory_id for s in mmr(scored, {}, k=2)] == ["a", "b"]
+    assert [s.memory_id for s in mmr(scored, {}, k=2, times=times, time_scale=day)] == ["a", "d"]
+    # without a scale, or for memories without a time, nothing changes
+    assert mmr(scored, vectors, k=3, times=times) == mmr(scored, vectors, k=3)
+    assert mmr(scored, {}, k=2, times={"a": 0.0}, time_scale=day) == mmr(scored, {}, k=2)
