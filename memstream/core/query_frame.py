@@ -10,10 +10,15 @@ items." was even searched as a question of its own.
 
 ``strip_frame`` removes the frame phrases (requests to list, summarise or walk through,
 "the order in which", "I brought up" / "I mentioned", "throughout our conversations",
-"so far", "over time", "mention only N items") and returns what is left, or the question
-unchanged when too little would be left to search on. ``spans_conversations`` says whether
-the question asks across the whole history (an order, a summary, a development over time),
-which the recall uses to draw its candidates from further down the ranking.
+"so far", "over time", "has developed", "mention only N items") and returns what is left,
+or the question unchanged when too little would be left to search on. ``spans_conversations``
+says whether the question asks across the whole history (an order, a summary, a
+development over time); the recall then spreads its picks over time (``core.mmr``).
+
+Measured with ``python -m bench.retrieval_eval --dev`` (BEAM's development conversations;
+the own set has no framed question): evidence recall@10 0.668 -> 0.671 stripped, 0.682
+with "has developed" stripped too and the spread (summarization 0.186 -> 0.226, event
+ordering 0.308 -> 0.344).
 
 Pure functions of the text.
 """
@@ -55,6 +60,7 @@ _FRAMES: Final = tuple(
         rf"\b(?:across|throughout)\s+(?:all\s+)?(?:{_PLACES})\b",
         r"\b(?:over|with)\s+time\b|\bso\s+far\b|\balong\s+the\s+way\b",
         r"\b(?:different|various)\s+(?:aspects|parts|sides|facets)\s+of\b",
+        r"\b(?:(?:have|has|had)\s+)?(?:developed|evolved|progressed)\b",
     )
 )
 _SPANS: Final = re.compile(
