@@ -271,11 +271,17 @@ def with_utility(total: float, q: float, gain: float) -> float:
     return total * (1.0 - gain * 2.0 * (0.5 - q))
 
 
-def score(candidate: Candidate, context: ScoringContext, profile: IntentProfile) -> Scored:
+def score(
+    candidate: Candidate,
+    context: ScoringContext,
+    profile: IntentProfile,
+    weights: Mapping[str, float] | None = None,
+) -> Scored:
     """Weighted sum of the components under ``profile``, scaled by learned utility, with
-    its explanation."""
+    its explanation. ``weights``: ``profile.weights()`` when already at hand (it walks the
+    dataclass's fields: a tenth of scoring's time when taken per candidate)."""
     values = components(candidate, context)
-    weights = profile.weights()
+    weights = profile.weights() if weights is None else weights
     explain: dict[str, float] = {}
     for name in COMPONENTS:
         explain[name] = values[name]
@@ -303,7 +309,8 @@ def score_all(
     if not context.peers:
         ranked = sorted(candidates, key=lambda c: (-_nan_to_zero(c.relevance), c.memory_id))
         context = replace(context, peers=frozenset(c.memory_id for c in ranked[:HEBBIAN_PEERS]))
-    scored = [score(c, context, profile) for c in candidates]
+    weights = profile.weights()
+    scored = [score(c, context, profile, weights) for c in candidates]
     return sorted(scored, key=lambda s: (-s.score, s.memory_id))
 
 
