@@ -538,7 +538,7 @@ class RecallService:
                 **({"unknown_names": list(unknown)} if unknown else {}),
                 "subqueries": subqueries,
                 **({"searched": content} if content != query else {}),
-                **({"spread": True} if times else {}),
+                **({"spread": True} if scale > 0.0 else {}),
                 **(
                     {"renamed": [{"mention": r.mention, "name": r.name} for r in renamed]}
                     if renamed

@@ -34,6 +34,7 @@ _PLACES = (
     r"conversations?|chats?|discussions?|sessions?|messages?|requests?|questions?|exchanges?"
     r"|talks?|interactions?"
 )
+_KINDS = r"(?:(?:recent|previous|past|earlier|many|various|different)\s+)?"
 _FRAMES: Final = tuple(
     re.compile(p, re.IGNORECASE)
     for p in (
@@ -48,23 +49,26 @@ _FRAMES: Final = tuple(
         r"\b(?:an?\s+)?(?:(?:clear|complete|comprehensive|quick|brief|short|detailed|full"
         r"|overall)\s+)?(?:summary|overview|recap|rundown|timeline)\s+of\b",
         # "the order in which", "in what order", ", in order"
-        r"\b(?:in\s+)?(?:the\s+)?order\s+in\s+which\b|\bin\s+what\s+order\b|,?\s*\bin\s+order\b",
+        r"\b(?:in\s+)?(?:the\s+)?order\s+in\s+which\b|\bin\s+what\s+order\b"
+        r"|,?\s*\bin\s+order\b(?!\s+to\b)",
         # "I brought up", "I've mentioned", "did I mention", "we've discussed"
         r"\b(?:I|we)(?:\s*['’]ve|\s+have|\s+had)?\s+(?:brought\s+up|mentioned|talked\s+about"
         r"|discussed|raised|told\s+you(?:\s+about)?|shared|asked\s+about|covered)\b",
         r"\bdid\s+I\s+(?:bring\s+up|mention|talk\s+about|discuss|raise|tell\s+you(?:\s+about)?)\b",
         # "throughout our conversations", "across all my sessions", "over our chats"
-        rf"\b(?:throughout|across|over|through|during|in)\s+(?:all\s+)?(?:of\s+)?(?:our|my|the"
-        rf"|these|those)\s+(?:(?:recent|previous|past|earlier|many|various|different)\s+)?"
-        rf"(?:{_PLACES})\b",
-        rf"\b(?:across|throughout)\s+(?:all\s+)?(?:{_PLACES})\b",
+        # ("during the sessions with Dr. Lee" is content: only "our" goes with in / during)
+        rf"\b(?:throughout|across|over|through|during|in)\s+(?:all\s+)?(?:of\s+)?our\s+"
+        rf"{_KINDS}(?:{_PLACES})\b",
+        rf"\b(?:throughout|across)\s+(?:all\s+)?(?:of\s+)?(?:(?:my|the|these|those)\s+)?"
+        rf"{_KINDS}(?:{_PLACES})\b",
         r"\b(?:over|with)\s+time\b|\bso\s+far\b|\balong\s+the\s+way\b",
         r"\b(?:different|various)\s+(?:aspects|parts|sides|facets)\s+of\b",
         r"\b(?:(?:have|has|had)\s+)?(?:developed|evolved|progressed)\b",
     )
 )
 _SPANS: Final = re.compile(
-    r"\border\s+in\s+which\b|\bin\s+(?:what\s+)?order\b|\bsummar(?:y|i[sz]e)\b|\boverview\b"
+    r"\border\s+in\s+which\b|\bin\s+(?:what\s+)?order\b(?!\s+to\b)|\bsummar(?:y|i[sz]e)\b"
+    r"|\boverview\b"
     r"|\b(?:recap|timeline)\b|\bover\s+time\b|\b(?:throughout|across)\s+(?:all\s+)?(?:of\s+)?"
     rf"(?:(?:our|my|the)\s+)?(?:{_PLACES})\b"
     r"|\b(?:developed|evolved|progressed|changed)\b",

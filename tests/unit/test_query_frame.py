@@ -42,3 +42,15 @@ def test_strip_frame_is_total_and_idempotent(text: str) -> None:
     once = strip_frame(text)
     assert isinstance(once, str)
     assert strip_frame(once) == once or once == text
+
+
+def test_content_that_looks_like_frame_stays() -> None:
+    q = "How did I feel during the sessions with Dr. Lee?"
+    assert strip_frame(q) == q  # not "our": the sessions are what is asked about
+    assert not spans_conversations(q)
+    q = "What did I cut back on in order to save money?"
+    assert "in order" in strip_frame(q)
+    assert not spans_conversations(q)
+    assert strip_frame("What did I mention across my sessions about knitting sweaters?") == (
+        "What about knitting sweaters?"
+    )
