@@ -3,8 +3,11 @@
 The store does the tenant filtering (every search is scoped to one namespace by the
 store itself) and picks the candidates (dense + BM25, rank-fused); the pure core decides
 the order and explains it: ``core.fusion`` turns the two channels' scores into one
-relevance, ``core.scoring`` weighs it with the other components, ``core.mmr`` keeps the
-top k diverse (memories of one conversation turn count as repeats). Every recall publishes ``MemoryAccessed`` so access tracking,
+relevance, ``core.scoring`` weighs it with the other components, ``core.rescoring`` adjusts
+the scores for what the question says (replies below, preferences lifted for a request for
+help, a slot's holders lifted), ``core.mmr`` keeps the top k diverse (memories of one
+conversation turn count as repeats; close in time too for a question across the history,
+``core.query_frame``). Every recall publishes ``MemoryAccessed`` so access tracking,
 Q-learning and gap reports see it.
 """
 
@@ -14,7 +17,6 @@ import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from operator import mul
 from typing import Any, Protocol
 
 import numpy as np
@@ -22,7 +24,7 @@ import numpy as np
 from memstream.consumers.after_answer import AfterAnswer
 from memstream.consumers.recall_pool import RecallPool
 from memstream.core.advice import CATEGORIES as ADVICE_CATEGORIES
-from memstream.core.advice import LIFT, lifted
+from memstream.core.advice import LIFT
 from memstream.core.category_tree import CategoryTree
 from memstream.core.cosine import Normed, cosine_normed, normed
 from memstream.core.decompose import decompose
@@ -52,6 +54,16 @@ from memstream.core.recall_gate import (
 from memstream.core.relation_alias import aliases, names_relation, rewrites
 from memstream.core.relations import edges_of
 from memstream.core.replies import REPLY_FACTOR, REPLY_RELATION, is_reply, paired
+from memstream.core.rescoring import (
+    ARCHIVED_FACTOR,
+    a_reply,
+    archived,
+    known_and_not_over,
+    lifted,
+    scaled,
+    scaled_below,
+    with_rule,
+)
 from memstream.core.retention import RetentionModel
 from memstream.core.scoped_feedback import factor as scoped_factor
 from memstream.core.scoped_feedback import query_key
@@ -407,18 +419,18 @@ class RecallService:
         scored = score_all(candidates, context, profile)
         if not intent.about_replies:
             # the assistant's replies below what the user said (core.replies.REPLY_FACTOR)
-            scored = _scaled_below(scored, states, _a_reply, REPLY_FACTOR, "reply")
+            scored = scaled_below(scored, states, a_reply, REPLY_FACTOR, "reply")
         if include_archived:
-            scored = _scaled_below(scored, states, _archived, ARCHIVED_FACTOR, "archived")
+            scored = scaled_below(scored, states, archived, ARCHIVED_FACTOR, "archived")
         if intent.advice:  # a request for help: the user's preferences first (core/advice.py)
-            scored = _lifted(
+            scored = lifted(
                 scored, states, lambda st: st.category in ADVICE_CATEGORIES, LIFT, "advice"
             )
         if intent.slots:  # "where does she live?": the slot's holders (core/slot_questions)
             slots = intent.slots
-            scored = _lifted(scored, states, lambda st: st.slot in slots, SLOT_LIFT, "slot")
+            scored = lifted(scored, states, lambda st: st.slot in slots, SLOT_LIFT, "slot")
         asked = query_key(query)  # negatives given on this very question (core/scoped_feedback)
-        scored = _scaled(
+        scored = scaled(
             scored, states, lambda st: scoped_factor(st.unhelpful_for, asked), "unhelpful_here"
         )
         vectors = self._vectors([states[mid].text for mid in ids], ids)
@@ -461,7 +473,7 @@ class RecallService:
         )
         rules = self._standing(namespace, query, whole, states, hits, admit)
         for n, rule in enumerate(rules):
-            answer = _with_rule(answer, rule, k, POSITION + n)
+            answer = with_rule(answer, rule, k, POSITION + n)
         applied = {r.memory_id: r for r in rules}
         answered = [mid for mid, _s, _r in answer]
         links = links_between(answered, {m: states[m].relations for m in answered})
@@ -745,78 +757,6 @@ def _said_by(ids: Sequence[str], states: dict[str, MemoryState], hits: dict[str,
     ]
 
 
-#: an archived memory's score, when the caller asks for archived memories too
-ARCHIVED_FACTOR = 0.5
-
-
-def _scaled_below(
-    scored: Sequence[Any],
-    states: dict[str, MemoryState],
-    applies: Callable[[MemoryState], bool],
-    factor: float,
-    marker: str,
-) -> list[Any]:
-    """The memories ``applies`` picks at ``factor`` of their score: the assistant's replies,
-    archived memories."""
-    return _rescored(scored, states, lambda st: factor if applies(st) else None, mul, marker)
-
-
-def _lifted(
-    scored: Sequence[Any],
-    states: dict[str, MemoryState],
-    applies: Callable[[MemoryState], bool],
-    lift: float,
-    marker: str,
-) -> list[Any]:
-    """The memories ``applies`` picks moved ``lift`` of the way to 1 (``core.advice.lifted``)."""
-    return _rescored(scored, states, lambda st: lift if applies(st) else None, lifted, marker)
-
-
-def _scaled(
-    scored: Sequence[Any],
-    states: dict[str, MemoryState],
-    factor_of: Callable[[MemoryState], float],
-    marker: str,
-) -> list[Any]:
-    """Each score times ``factor_of`` its memory."""
-
-    def changed(st: MemoryState) -> float | None:
-        f = factor_of(st)
-        return None if f == 1.0 else f
-
-    return _rescored(scored, states, changed, mul, marker)
-
-
-def _rescored(
-    scored: Sequence[Any],
-    states: dict[str, MemoryState],
-    param_of: Callable[[MemoryState], float | None],
-    rescore: Callable[[float, float], float],
-    marker: str,
-) -> list[Any]:
-    """``scored`` with the score of each memory ``param_of`` gives a value for replaced by
-    ``rescore(score, value)`` (``marker``: value in its explain), re-sorted; the one
-    mechanism behind every adjustment recall makes after scoring."""
-    params = {s.memory_id: param_of(states[s.memory_id]) for s in scored}
-    if all(p is None for p in params.values()):
-        return list(scored)
-    out = [
-        replace(s, score=rescore(s.score, p), explain={**s.explain, marker: p})
-        if (p := params[s.memory_id]) is not None
-        else s
-        for s in scored
-    ]
-    return sorted(out, key=lambda s: (-s.score, s.memory_id))
-
-
-def _a_reply(state: MemoryState) -> bool:
-    return is_reply(state.kind, state.subject)
-
-
-def _archived(state: MemoryState) -> bool:
-    return state.status == "archived"
-
-
 def _shaped(
     label: Confidence,
     results: list[RecallHitView],
@@ -852,28 +792,6 @@ def _nothing_found(
 
 #: candidates (principles and preferences) a recall reads for standing instructions
 RULES_SEARCHED = 60
-
-
-def _with_rule(
-    answer: list[tuple[str, float, Reached | None]],
-    rule: Applicable,
-    k: int,
-    position: int = POSITION,
-) -> list[tuple[str, float, Reached | None]]:
-    """``answer`` with the rule at POSITION (moved up if it was lower), scored as the result
-    it precedes so scores stay in rank order; at most ``k``."""
-    rest = [a for a in answer if a[0] != rule.memory_id]
-    at = min(position, len(rest))
-    if any(a[0] == rule.memory_id for a in answer[:at]):
-        return answer[:k]
-    score = rest[at][1] if at < len(rest) else (rest[-1][1] if rest else 0.0)
-    return [*rest[:at], (rule.memory_id, score, None), *rest[at:]][:k]
-
-
-def known_and_not_over(state: MemoryState, as_of: datetime) -> bool:
-    """Written by ``as_of`` and not invalidated (or ended) by then."""
-    ends = state.holds_until
-    return state.created_at <= as_of and (ends is None or as_of < ends)
 
 
 def _dense_score(hit: Hit) -> float:

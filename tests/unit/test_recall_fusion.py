@@ -9,10 +9,10 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 import pytest
 
-from memstream.consumers.recall import known_and_not_over
 from memstream.core.fusion import Part, convex_fusion, fuse_parts, ranked
 from memstream.core.memory_state import MemoryState
 from memstream.core.mmr import mmr
+from memstream.core.rescoring import known_and_not_over
 from memstream.core.scoring import Scored
 
 NOW = datetime(2024, 6, 1, 12, tzinfo=UTC)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memstream.consumers.recall import _with_rule
+from memstream.core.rescoring import with_rule
 from memstream.core.standing_instructions import (
     POSITION,
     Applicable,
@@ -74,7 +74,7 @@ def test_with_rule_places_it_once_within_k_in_score_order(
     ids: list[str], rule_id: str, k: int
 ) -> None:
     answer = [(mid, 1.0 - i / 20, None) for i, mid in enumerate(ids)]
-    out = _with_rule(answer, Applicable(rule_id, "x", 0.5), k)
+    out = with_rule(answer, Applicable(rule_id, "x", 0.5), k)
     got = [mid for mid, _s, _v in out]
     assert len(got) == len(set(got)) and len(got) <= k
     rest = [mid for mid in ids if mid != rule_id]
