@@ -67,3 +67,41 @@ def test_one_entity_under_two_names_with_its_timeline(
     out = memstream(settings, "entity", "Melanie", "--namespace", ns)
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith("Melanie (also Mel): 3 memories"), out.stdout
+
+
+def test_a_name_a_pronoun_resolves_to_counts_as_its_entity(
+    settings: Settings, worker: WorkerProcess
+) -> None:
+    # "She's ..." becomes "Noor is ...": the name opening the resolved claim is one of the
+    # memory's entities (a capital opening a claim is otherwise taken for a sentence start)
+    ns = f"hub-{random.randrange(10**8)}"
+    with Memory(settings=settings) as mem:
+        mem.add(
+            [
+                {
+                    "role": "user",
+                    "content": "Noor and I just celebrated two years together.",
+                    "speaker": "Amara",
+                },
+                {
+                    "role": "user",
+                    "content": "She's on spring break from teaching music at the high school.",
+                    "speaker": "Amara",
+                },
+            ],
+            user_id=ns,
+            run_id="s0",
+            occurred_at=T0,
+        )
+        deadline = time.monotonic() + 45
+        while time.monotonic() < deadline:
+            rows = mem.get_all(user_id=ns)["results"]
+            if any("spring break" in str(r["memory"]) for r in rows):
+                break
+            time.sleep(0.5)
+        assert any("Noor is on spring break" in str(r["memory"]) for r in rows), rows
+        projected(settings)
+        listed = {e["name"]: e for e in mem.entities(namespace=ns)["entities"]}
+        # the resolved claim names Noor (before, no memory listed Noor: the one name of the
+        # first turn opens its sentence)
+        assert listed["Noor"]["memories"] >= 1, listed

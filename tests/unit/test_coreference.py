@@ -173,3 +173,25 @@ def test_resolve_leaves_a_claim_without_pronouns_untouched() -> None:
     assert resolve(
         "I love hiking in the Alps", session, Where(0), "Ann", after_assistant=False
     ) == ("I love hiking in the Alps")
+
+
+def test_a_name_resolved_into_a_claim_is_one_of_its_entities() -> None:
+    lines = [
+        "Amara: Speaking of partners, Noor and I just celebrated two years together.",
+        "Jules: Two years! Happy anniversary.",
+        "Amara: She's on spring break from teaching music at the high school.",
+    ]
+    turns = [
+        TurnView(
+            turn_id=f"t{i}",
+            role="user",
+            speaker=line.split(": ", 1)[0],
+            text=line.split(": ", 1)[1],
+            occurred_at=T0 + timedelta(minutes=i),
+        )
+        for i, line in enumerate(lines)
+    ]
+    found = {f.text: f for f in extract_rules(turns)}
+    fact = found["Noor is on spring break from teaching music at the high school"]
+    assert "Noor" in fact.entities
+    assert fact.importance >= 0.3  # a named fact, not trivia the year's archival takes

@@ -49,6 +49,8 @@ class Session:
     _mentions: dict[int, tuple[Mention, ...]] = field(default_factory=dict)
     _found: dict[int, list[Mention]] = field(default_factory=dict)  # antecedents noted
     _names: set[str] = field(default_factory=set)
+    _proper: dict[str, str] = field(default_factory=dict)  # casefolded -> as first written
+    resolved_names: dict[str, str] = field(default_factory=dict)  # names pronouns became
     _named_upto: int = 0
     speakers: list[str] = field(default_factory=list)  # by turn
 
@@ -79,9 +81,19 @@ class Session:
 
     def seen_names(self) -> frozenset[str]:
         for s in self.said[self._named_upto :]:
-            self._names.update(w.casefold() for w in _INNER_CAPITAL.findall(s.text))
+            for w in _INNER_CAPITAL.findall(s.text):
+                self._names.add(w.casefold())
+                self._proper.setdefault(w.casefold(), w)
         self._named_upto = len(self.said)
         return frozenset(self._names)
+
+    def proper_names(self) -> tuple[str, ...]:
+        """The names seen so far as written (a capital inside a sentence: "with Noor") and
+        the names pronouns were resolved to, so such a name opening a claim ("Noor is on
+        spring break", resolved from "She's ...") is known for one, not taken for a
+        sentence start."""
+        self.seen_names()
+        return (*self._proper.values(), *self.resolved_names.values())
 
 
 _INNER_CAPITAL = re.compile(r"(?<=[a-z,;:] )[A-Z][a-z]+")
@@ -499,6 +511,13 @@ def _opening(body: str, session: Session, where: Where, speaker: str, after_assi
         return body
     # later pronouns may mean the same one, in the words used now
     session.note(where.index, Mention(words, found.kind, found.gender, found.plural, -1))
+    if (
+        found.kind == "person"
+        and words == found.text
+        and words.replace(" ", "").isalpha()
+        and all(w[:1].isupper() for w in words.split())  # a name ("Noor"), not "my sister"
+    ):
+        session.resolved_names.setdefault(words.casefold(), words)
     if possessive:
         return f"{undated(words)}'s{rest}"
     return _subject(undated(words), m.group("c") or "", rest, found.plural) + rest

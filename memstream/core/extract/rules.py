@@ -106,11 +106,18 @@ def _facts_of_turn(
     for k, sentence in enumerate(sentences):
         claims = user_claims(sentence, names) if person == "first" else assistant_claims(sentence)
         for claim in claims:
+            named_here = known
             if person == "first":
                 where = Where(base + k, photo=photo)
                 claim = _resolved(claim, sentence, session, where, name, answers and k == 0)
+                # names of the session count as known: "Noor is on spring break ...",
+                # resolved from "She's ...", names Noor (a capital opening a claim is
+                # otherwise taken for a sentence start: no entity, trivia's importance)
+                named_here = (*known, *session.proper_names())
             facts.extend(
-                _fact_of_claim(claim, turn, name, person, speaker_key, known, addressee, date_gates)
+                _fact_of_claim(
+                    claim, turn, name, person, speaker_key, named_here, addressee, date_gates
+                )
             )
     may_answer = person == "first" and photo is None  # a photo turn shares, not answers
     question = question_answered(session, turn_index, speaker, turn.text) if may_answer else None
