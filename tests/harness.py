@@ -8,13 +8,14 @@ import random
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import orjson
 
+from memstream.consumers.client import Memory
 from memstream.consumers.ingest_wait import wait_until_recallable
 from memstream.consumers.producer import turn_event
 from memstream.infra.settings import Settings
@@ -124,6 +125,22 @@ def projected(s: Settings, timeout: float = 45.0) -> None:
     a wait on one does not cover the other (sync tests only: it runs its own event loop)."""
     report = wait_until_recallable(s, {}, timeout=timeout, poll=0.5)
     assert report.done, report
+
+
+def memories_until(
+    mem: Memory,
+    namespace: str,
+    ok: Callable[[list[dict[str, Any]]], bool],
+    timeout: float = 45.0,
+) -> list[dict[str, Any]]:
+    """The namespace's memories (``get_all``) once ``ok`` holds for them, or as they are
+    at the timeout (the caller's assertion then shows them)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        rows = list(mem.get_all(user_id=namespace)["results"])
+        if ok(rows) or time.monotonic() > deadline:
+            return rows
+        time.sleep(0.5)
 
 
 def memstream(s: Settings, *args: str, timeout: float = 180) -> subprocess.CompletedProcess[str]:

@@ -12,7 +12,7 @@ import pytest
 
 from memstream.consumers.client import Memory
 from memstream.infra.settings import Settings
-from tests.harness import WorkerProcess, memstream, projected
+from tests.harness import WorkerProcess, memories_until, memstream, projected
 
 pytestmark = pytest.mark.integration
 
@@ -75,30 +75,14 @@ def test_a_name_a_pronoun_resolves_to_counts_as_its_entity(
     # "She's ..." becomes "Noor is ...": the name opening the resolved claim is one of the
     # memory's entities (a capital opening a claim is otherwise taken for a sentence start)
     ns = f"hub-{random.randrange(10**8)}"
+    said = (
+        "Noor and I just celebrated two years together.",
+        "She's on spring break from teaching music at the high school.",
+    )
     with Memory(settings=settings) as mem:
-        mem.add(
-            [
-                {
-                    "role": "user",
-                    "content": "Noor and I just celebrated two years together.",
-                    "speaker": "Amara",
-                },
-                {
-                    "role": "user",
-                    "content": "She's on spring break from teaching music at the high school.",
-                    "speaker": "Amara",
-                },
-            ],
-            user_id=ns,
-            run_id="s0",
-            occurred_at=T0,
-        )
-        deadline = time.monotonic() + 45
-        while time.monotonic() < deadline:
-            rows = mem.get_all(user_id=ns)["results"]
-            if any("spring break" in str(r["memory"]) for r in rows):
-                break
-            time.sleep(0.5)
+        turns = [{"role": "user", "content": text, "speaker": "Amara"} for text in said]
+        mem.add(turns, user_id=ns, run_id="s0", occurred_at=T0)
+        rows = memories_until(mem, ns, lambda rs: any("spring" in str(r["memory"]) for r in rs))
         assert any("Noor is on spring break" in str(r["memory"]) for r in rows), rows
         projected(settings)
         listed = {e["name"]: e for e in mem.entities(namespace=ns)["entities"]}

@@ -49,7 +49,6 @@ class Session:
     _mentions: dict[int, tuple[Mention, ...]] = field(default_factory=dict)
     _found: dict[int, list[Mention]] = field(default_factory=dict)  # antecedents noted
     _names: set[str] = field(default_factory=set)
-    _proper: dict[str, str] = field(default_factory=dict)  # casefolded -> as first written
     resolved_names: dict[str, str] = field(default_factory=dict)  # names pronouns became
     _named_upto: int = 0
     speakers: list[str] = field(default_factory=list)  # by turn
@@ -81,19 +80,16 @@ class Session:
 
     def seen_names(self) -> frozenset[str]:
         for s in self.said[self._named_upto :]:
-            for w in _INNER_CAPITAL.findall(s.text):
-                self._names.add(w.casefold())
-                self._proper.setdefault(w.casefold(), w)
+            self._names.update(w.casefold() for w in _INNER_CAPITAL.findall(s.text))
         self._named_upto = len(self.said)
         return frozenset(self._names)
 
     def proper_names(self) -> tuple[str, ...]:
-        """The names seen so far as written (a capital inside a sentence: "with Noor") and
-        the names pronouns were resolved to, so such a name opening a claim ("Noor is on
-        spring break", resolved from "She's ...") is known for one, not taken for a
-        sentence start."""
-        self.seen_names()
-        return (*self._proper.values(), *self.resolved_names.values())
+        """The names pronouns were resolved to, as written, so such a name opening a claim
+        ("Noor is on spring break", resolved from "She's ...") is known for one, not taken
+        for a sentence start. (Names merely seen earlier are not: "Wow, Mel, that's
+        great!" would make the vocative a named claim.)"""
+        return tuple(self.resolved_names.values())
 
 
 _INNER_CAPITAL = re.compile(r"(?<=[a-z,;:] )[A-Z][a-z]+")

@@ -110,9 +110,10 @@ def _facts_of_turn(
             if person == "first":
                 where = Where(base + k, photo=photo)
                 claim = _resolved(claim, sentence, session, where, name, answers and k == 0)
-                # names of the session count as known: "Noor is on spring break ...",
-                # resolved from "She's ...", names Noor (a capital opening a claim is
-                # otherwise taken for a sentence start: no entity, trivia's importance)
+                # names pronouns were resolved to count as known: "Noor is on spring
+                # break ...", resolved from "She's ...", names Noor (a capital opening a
+                # claim is otherwise taken for a sentence start: no entity, trivia's
+                # importance)
                 named_here = (*known, *session.proper_names())
             facts.extend(
                 _fact_of_claim(
