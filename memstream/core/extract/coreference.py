@@ -49,7 +49,7 @@ class Session:
     _mentions: dict[int, tuple[Mention, ...]] = field(default_factory=dict)
     _found: dict[int, list[Mention]] = field(default_factory=dict)  # antecedents noted
     _names: set[str] = field(default_factory=set)
-    resolved_names: dict[str, str] = field(default_factory=dict)  # names pronouns became
+    _resolved: dict[str, str] = field(default_factory=dict)  # names pronouns became
     _named_upto: int = 0
     speakers: list[str] = field(default_factory=list)  # by turn
 
@@ -84,12 +84,12 @@ class Session:
         self._named_upto = len(self.said)
         return frozenset(self._names)
 
-    def proper_names(self) -> tuple[str, ...]:
-        """The names pronouns were resolved to, as written, so such a name opening a claim
-        ("Noor is on spring break", resolved from "She's ...") is known for one, not taken
-        for a sentence start. (Names merely seen earlier are not: "Wow, Mel, that's
-        great!" would make the vocative a named claim.)"""
-        return tuple(self.resolved_names.values())
+    def names(self) -> tuple[str, ...]:
+        """The speakers' names and the names pronouns were resolved to, as written, so
+        such a name opening a claim ("Noor is on spring break", resolved from "She's ...")
+        is known for one, not taken for a sentence start. (Names merely seen earlier are
+        not: "Wow, Mel, that's great!" would make the vocative a named claim.)"""
+        return (*self.known, *self._resolved.values()) if self._resolved else self.known
 
 
 _INNER_CAPITAL = re.compile(r"(?<=[a-z,;:] )[A-Z][a-z]+")
@@ -513,7 +513,7 @@ def _opening(body: str, session: Session, where: Where, speaker: str, after_assi
         and words.replace(" ", "").isalpha()
         and all(w[:1].isupper() for w in words.split())  # a name ("Noor"), not "my sister"
     ):
-        session.resolved_names.setdefault(words.casefold(), words)
+        session._resolved.setdefault(words.casefold(), words)
     if possessive:
         return f"{undated(words)}'s{rest}"
     return _subject(undated(words), m.group("c") or "", rest, found.plural) + rest

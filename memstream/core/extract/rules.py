@@ -110,11 +110,9 @@ def _facts_of_turn(
             if person == "first":
                 where = Where(base + k, photo=photo)
                 claim = _resolved(claim, sentence, session, where, name, answers and k == 0)
-                # names pronouns were resolved to count as known: "Noor is on spring
-                # break ...", resolved from "She's ...", names Noor (a capital opening a
-                # claim is otherwise taken for a sentence start: no entity, trivia's
-                # importance)
-                named_here = (*known, *session.proper_names())
+                # with the names pronouns were resolved to ("Noor is on spring break",
+                # from "She's ..."): a capital opening a claim is otherwise no name
+                named_here = session.names()
             facts.extend(
                 _fact_of_claim(
                     claim, turn, name, person, speaker_key, named_here, addressee, date_gates
