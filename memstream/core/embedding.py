@@ -379,8 +379,14 @@ EMBEDDERS = ("hashing", "openai", "sentence-transformers", "wordllama")
 
 
 def embedder_for(kind: str, model: str | None = None, dim: int | None = None) -> Embedder:
-    """Build the embedder ``kind`` (one of EMBEDDERS); EmbedderUnavailable if it cannot run."""
+    """Build the embedder ``kind`` (one of EMBEDDERS, or several joined by ``+`` with their
+    weights, ``wordllama:0.7+sentence-transformers:0.3``: ``core.combined_embedder``; the
+    parts take their default models); EmbedderUnavailable if it cannot run."""
     kind = kind.strip().lower()
+    if "+" in kind:
+        from memstream.core.combined_embedder import combined
+
+        return combined(kind, embedder_for)
     if kind == "hashing":
         return HashingEmbedder(dim or 384)
     if kind == "openai":
@@ -391,7 +397,10 @@ def embedder_for(kind: str, model: str | None = None, dim: int | None = None) ->
         return SentenceTransformerEmbedder(_local_minilm(), label="all-MiniLM-L6-v2")
     if kind == "wordllama":
         return WordLlamaEmbedder(model or "l2_supercat", dim or 256)
-    raise ValueError(f"unknown MEMSTREAM_EMBEDDER {kind!r}: one of {', '.join(EMBEDDERS)}")
+    raise ValueError(
+        f"unknown MEMSTREAM_EMBEDDER {kind!r}: one of {', '.join(EMBEDDERS)}, or several "
+        "joined by '+' (wordllama:0.7+sentence-transformers:0.3)"
+    )
 
 
 def _local_minilm() -> str:

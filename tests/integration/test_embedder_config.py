@@ -1,6 +1,7 @@
 """MEMSTREAM_EMBEDDER reaches retrieval through the broker: a worker configured with another
 embedder than the default (WordLlama) writes its memories into a collection named for that
-model (a fresh one, filled from the log) and recall answers from it."""
+model (a fresh one, filled from the log) and recall answers from it; a combination of two
+(``core.combined_embedder``) the same way, in one collection named for both."""
 
 from __future__ import annotations
 
@@ -21,15 +22,19 @@ pytestmark = pytest.mark.integration
 T0 = datetime(2024, 6, 1, 9, tzinfo=UTC)
 
 
+@pytest.mark.parametrize(
+    ("embedder", "named"),
+    [("hashing", "hashing"), ("wordllama:0.7+hashing:0.3", "supercatx0-70-hashingx0-30")],
+)
 def test_a_worker_with_another_embedder_writes_and_recalls_in_its_own_collection(
-    settings: Settings, tmp_path: Path
+    settings: Settings, tmp_path: Path, embedder: str, named: str
 ) -> None:
     own = settings.with_(
         topic_prefix=f"emb{random.randrange(10**6)}",
         data_dir=str(tmp_path / "data"),
-        embedder="hashing",
+        embedder=embedder,
     )
-    worker = WorkerProcess(own, tmp_path / "w", embedder="hashing").start()
+    worker = WorkerProcess(own, tmp_path / "w", embedder=embedder).start()
     ns = "emb-tenant"
     try:
         with Memory(settings=own) as mem:
@@ -59,5 +64,6 @@ def test_a_worker_with_another_embedder_writes_and_recalls_in_its_own_collection
     finally:
         worker.stop()
     collections = [p.name for p in Layout(own.data_path).qdrant().rglob("*") if p.is_dir()]
-    assert any("hashing" in name for name in collections), collections
-    assert not any("wordllama" in name for name in collections), collections
+    assert any(named in name for name in collections), collections
+    # only the configured recipe's collection: not the default one besides it
+    assert not any("supercat-v" in name for name in collections), collections
