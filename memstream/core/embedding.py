@@ -321,7 +321,10 @@ class SentenceTransformerEmbedder(_ModelEmbedder):
             raise TypeError("embed() takes a sequence of texts, not one string")
         if not texts:
             return np.empty((0, self._dim), dtype=np.float32)
-        vectors = self._model.encode(list(texts), convert_to_numpy=True, normalize_embeddings=True)
+        # no progress bar: a worker embeds every batch, and its log is not a terminal
+        vectors = self._model.encode(
+            list(texts), convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=False
+        )
         return normalize_rows(np.asarray(vectors))
 
 
