@@ -389,6 +389,12 @@ def embedder_for(kind: str, model: str | None = None, dim: int | None = None) ->
     if "+" in kind:
         from memstream.core.combined_embedder import combined
 
+        if model or dim:
+            # they name one model: which part they meant cannot be guessed
+            raise ValueError(
+                f"MEMSTREAM_EMBED_MODEL / MEMSTREAM_EMBED_DIM name one model; the combination "
+                f"{kind!r} takes each part's default: unset them"
+            )
         return combined(kind, embedder_for)
     if kind == "hashing":
         return HashingEmbedder(dim or 384)

@@ -55,6 +55,11 @@ def test_a_bad_combination_names_its_part(spec: str, named: str) -> None:
         parse_parts(spec)
 
 
+def test_a_model_or_dimension_for_a_combination_is_refused() -> None:
+    with pytest.raises(ValueError, match="each part's default"):
+        embedder_for("wordllama:0.7+hashing:0.3", dim=128)
+
+
 def test_one_part_is_not_a_combination() -> None:
     with pytest.raises(ValueError, match="two"):
         CombinedEmbedder([(A, 1.0)])
