@@ -10,7 +10,8 @@ misses, while on long turns the static one did better (``python -m bench.retriev
 with all-MiniLM-L6-v2 alone: the own set @10 0.824 -> 0.882, BEAM dev 0.682 -> 0.651;
 WordLlama 0.7 + MiniLM 0.3: own 0.850, BEAM dev 0.686). The model costs what the static
 embedding does not (about 14 ms a question and 24 source texts a second on two cores
-against 0.1 ms and ~550), so the combination is a setting, not the default.
+against 0.1 ms and ~550; the realistic ingest benchmark at 19 turns/s against 127), so the
+combination is a setting, not the default.
 """
 
 from __future__ import annotations
