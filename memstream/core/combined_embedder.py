@@ -36,7 +36,9 @@ class CombinedEmbedder:
 
     @property
     def name(self) -> str:
-        return "+".join(f"{e.name}x{w:.2f}" for e, w in self._parts)
+        # the weights exactly (repr round-trips a float): the collection is named by this, and
+        # two weightings rounded to one name would put two recipes' vectors in one collection
+        return "+".join(f"{e.name}x{w!r}" for e, w in self._parts)
 
     @property
     def version(self) -> str:

@@ -80,7 +80,8 @@ class Settings:
     # retrieval
     qdrant_url: str | None = None
     # dense embedder of retrieval (the Qdrant projection and recall; each model has its own
-    # collection): hashing | wordllama | sentence-transformers | openai. Chosen on the
+    # collection): hashing | wordllama | sentence-transformers | openai, or several joined by
+    # "+" with weights (core/combined_embedder.py). Chosen on the
     # development data: wordllama beat hashing there at no ingest cost (README, Configuration)
     embedder: str = "wordllama"
     embed_model: str | None = None

@@ -24,7 +24,7 @@ T0 = datetime(2024, 6, 1, 9, tzinfo=UTC)
 
 @pytest.mark.parametrize(
     ("embedder", "named"),
-    [("hashing", "hashing"), ("wordllama:0.7+hashing:0.3", "supercatx0-70-hashingx0-30")],
+    [("hashing", "hashing"), ("wordllama:0.7+hashing:0.3", "supercatx0-7-hashingx0-3")],
 )
 def test_a_worker_with_another_embedder_writes_and_recalls_in_its_own_collection(
     settings: Settings, tmp_path: Path, embedder: str, named: str

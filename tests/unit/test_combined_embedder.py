@@ -34,6 +34,9 @@ def test_weights_are_normalised_and_named() -> None:
     assert both.weights == (0.75, 0.25)
     assert both.dim == 160
     assert both.name == "hashingx0.75+hashingx0.25"
+    # weights that round alike are still two names (two collections)
+    a = CombinedEmbedder([(A, 0.3331), (B, 0.6669)]).name
+    assert a != CombinedEmbedder([(A, 0.3334), (B, 0.6666)]).name
     assert both.embed([]).shape == (0, 160)
     with pytest.raises(TypeError):
         both.embed("one string")  # type: ignore[arg-type]
