@@ -17,6 +17,7 @@ import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from operator import mul
 from typing import Any, Protocol
 
 import numpy as np
@@ -24,7 +25,7 @@ import numpy as np
 from memstream.consumers.after_answer import AfterAnswer
 from memstream.consumers.recall_pool import RecallPool
 from memstream.core.advice import CATEGORIES as ADVICE_CATEGORIES
-from memstream.core.advice import LIFT
+from memstream.core.advice import LIFT, lifted
 from memstream.core.category_tree import CategoryTree
 from memstream.core.cosine import Normed, cosine_normed, normed
 from memstream.core.decompose import decompose
@@ -33,7 +34,7 @@ from memstream.core.fusion import Part, fuse_parts
 from memstream.core.graph_walk import ANCHORS, FOLLOW, Reached, links_between, placed, walk
 from memstream.core.intent import classify
 from memstream.core.memory_state import MemoryState, from_json
-from memstream.core.mmr import SPREAD, folded, mmr
+from memstream.core.mmr import folded, mmr, spread_scale
 from memstream.core.query_frame import spans_conversations, strip_frame
 from memstream.core.recall_filters import RecallFilters
 from memstream.core.recall_gate import (
@@ -59,9 +60,9 @@ from memstream.core.rescoring import (
     a_reply,
     archived,
     known_and_not_over,
-    lifted,
+    rescored,
     scaled,
-    scaled_below,
+    when,
     with_rule,
 )
 from memstream.core.retention import RetentionModel
@@ -419,16 +420,16 @@ class RecallService:
         scored = score_all(candidates, context, profile)
         if not intent.about_replies:
             # the assistant's replies below what the user said (core.replies.REPLY_FACTOR)
-            scored = scaled_below(scored, states, a_reply, REPLY_FACTOR, "reply")
+            scored = rescored(scored, states, when(a_reply, REPLY_FACTOR), mul, "reply")
         if include_archived:
-            scored = scaled_below(scored, states, archived, ARCHIVED_FACTOR, "archived")
+            scored = rescored(scored, states, when(archived, ARCHIVED_FACTOR), mul, "archived")
         if intent.advice:  # a request for help: the user's preferences first (core/advice.py)
-            scored = lifted(
-                scored, states, lambda st: st.category in ADVICE_CATEGORIES, LIFT, "advice"
-            )
+            advice = when(lambda st: st.category in ADVICE_CATEGORIES, LIFT)
+            scored = rescored(scored, states, advice, lifted, "advice")
         if intent.slots:  # "where does she live?": the slot's holders (core/slot_questions)
             slots = intent.slots
-            scored = lifted(scored, states, lambda st: st.slot in slots, SLOT_LIFT, "slot")
+            holders = when(lambda st: st.slot in slots, SLOT_LIFT)
+            scored = rescored(scored, states, holders, lifted, "slot")
         asked = query_key(query)  # negatives given on this very question (core/scoped_feedback)
         scored = scaled(
             scored, states, lambda st: scoped_factor(st.unhelpful_for, asked), "unhelpful_here"
@@ -439,7 +440,7 @@ class RecallService:
         times: dict[str, float] = {}
         if spans_conversations(query):  # across the history: picks spread over it (core/mmr)
             times = {mid: states[mid].created_at.timestamp() for mid in ids}
-        scale = SPREAD * (max(times.values()) - min(times.values())) if times else 0.0
+        scale = spread_scale(times)
         top = mmr(
             scored,
             vectors,

@@ -45,6 +45,12 @@ from memstream.core.scoring import Scored
 SPREAD = 0.05
 
 
+def spread_scale(times: Mapping[str, float]) -> float:
+    """The time scale that spreads picks over ``times`` (memory id -> seconds): ``SPREAD`` of
+    their range; 0 (no spread) for no times or a single instant."""
+    return SPREAD * (max(times.values()) - min(times.values())) if times else 0.0
+
+
 def _unit_rows(ids: Sequence[str], vectors: Mapping[str, NDArray[Any]]) -> NDArray[np.float64]:
     """The vectors of ``ids`` scaled to unit length, one row each; a row of zeros for a
     missing, zero, non-finite or other-dimension vector. The norms are taken for all rows

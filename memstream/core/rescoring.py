@@ -4,7 +4,8 @@ Recall scores its candidates (``core.scoring``) and then adjusts the scores for 
 question says: the assistant's replies and archived memories below the rest, the user's
 preferences lifted for a request for help, a slot's holders for a question about the slot,
 memories marked unhelpful for this very question scaled down. Each adjustment is the same
-mechanism, ``rescored``: one value per memory (or none), a rule combining it with the
+mechanism, ``rescored``: one value per memory (or none; ``when`` gives one value to the
+memories a test picks, ``scaled`` each memory its own factor), a rule combining it with the
 score, the value recorded in the memory's explanation, the list re-sorted. ``with_rule``
 places the standing instruction a request falls under; ``known_and_not_over`` is the
 ``as_of`` cut.
@@ -20,7 +21,6 @@ from datetime import datetime
 from operator import mul
 from typing import Any
 
-from memstream.core.advice import lifted as lifted_toward_one
 from memstream.core.graph_walk import Reached
 from memstream.core.memory_state import MemoryState
 from memstream.core.replies import is_reply
@@ -30,29 +30,14 @@ from memstream.core.standing_instructions import POSITION, Applicable
 ARCHIVED_FACTOR = 0.5
 
 
-def scaled_below(
-    scored: Sequence[Any],
-    states: dict[str, MemoryState],
-    applies: Callable[[MemoryState], bool],
-    factor: float,
-    marker: str,
-) -> list[Any]:
-    """The memories ``applies`` picks at ``factor`` of their score: the assistant's replies,
-    archived memories."""
-    return rescored(scored, states, lambda st: factor if applies(st) else None, mul, marker)
-
-
-def lifted(
-    scored: Sequence[Any],
-    states: dict[str, MemoryState],
-    applies: Callable[[MemoryState], bool],
-    lift: float,
-    marker: str,
-) -> list[Any]:
-    """The memories ``applies`` picks moved ``lift`` of the way to 1 (``core.advice.lifted``)."""
-    return rescored(
-        scored, states, lambda st: lift if applies(st) else None, lifted_toward_one, marker
-    )
+def when(
+    applies: Callable[[MemoryState], bool], value: float
+) -> Callable[[MemoryState], float | None]:
+    """``value`` for the memories ``applies`` picks, nothing (left as scored) for the rest:
+    the assistant's replies or archived memories scaled down (``operator.mul``), the user's
+    preferences or a slot's holders lifted toward 1 (``core.advice.lifted``), through
+    ``rescored``."""
+    return lambda st: value if applies(st) else None
 
 
 def scaled(

@@ -157,3 +157,11 @@ def test_mmr_spreads_picks_over_time_when_given_times() -> None:
     # without a scale, or for memories without a time, nothing changes
     assert mmr(scored, vectors, k=3, times=times) == mmr(scored, vectors, k=3)
     assert mmr(scored, {}, k=2, times={"a": 0.0}, time_scale=day) == mmr(scored, {}, k=2)
+
+
+def test_spread_scale_is_a_share_of_the_candidates_time_range() -> None:
+    from memstream.core.mmr import SPREAD, spread_scale
+
+    assert spread_scale({}) == 0.0
+    assert spread_scale({"a": 5.0, "b": 5.0}) == 0.0
+    assert spread_scale({"a": 0.0, "b": 100.0, "c": 40.0}) == SPREAD * 100.0

@@ -91,6 +91,10 @@ class Session:
         not: "Wow, Mel, that's great!" would make the vocative a named claim.)"""
         return (*self.known, *self._resolved.values()) if self._resolved else self.known
 
+    def resolved_to(self, name: str) -> None:
+        """A pronoun was resolved to ``name`` (as written): one of ``names()`` from now."""
+        self._resolved.setdefault(name.casefold(), name)
+
 
 _INNER_CAPITAL = re.compile(r"(?<=[a-z,;:] )[A-Z][a-z]+")
 
@@ -513,7 +517,7 @@ def _opening(body: str, session: Session, where: Where, speaker: str, after_assi
         and words.replace(" ", "").isalpha()
         and all(w[:1].isupper() for w in words.split())  # a name ("Noor"), not "my sister"
     ):
-        session._resolved.setdefault(words.casefold(), words)
+        session.resolved_to(words)
     if possessive:
         return f"{undated(words)}'s{rest}"
     return _subject(undated(words), m.group("c") or "", rest, found.plural) + rest
