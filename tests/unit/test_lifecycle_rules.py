@@ -138,7 +138,7 @@ def test_rehearsal_boosts_faded_but_useful_memories_under_a_cap() -> None:
     assert [a.memory_id for a in result.actions] == ["useful", "important"]
     boosted = result.actions[0]
     assert boosted.stability_after is not None and boosted.stability_after > 1.5
-    assert boosted.retention_after == pytest.approx(0.5)
+    assert boosted.retention_after == pytest.approx(CFG.rehearsal_target)
     capped = plan_rehearsal([useful, important], AT, LifecycleConfig(max_rehearsals=1))
     assert len(capped.actions) == 1 and capped.deferred == 1
 
@@ -295,16 +295,24 @@ def test_summary_after_ten_members_and_debounced() -> None:
     assert action.created.subject == "preference" and "11 memories" in action.created.text
     after = apply_actions(prefs, [action], AT)
     assert plan_summaries(after, AT, CFG).actions == ()  # newer than every member
+    one = mem("p11", "I like item 11.", "preference", created_at=AT + timedelta(hours=1))
+    later = AT + timedelta(days=1)
+    # one new member of twelve: not yet (a fifth more is due, or a month later)
+    assert plan_summaries([*after, one], later, CFG).actions == ()
+    month = AT + CFG.summary_refresh_after
     newer = [
         *after,
-        mem("p11", "I like item 11.", "preference", created_at=AT + timedelta(hours=1)),
+        *(
+            mem(f"p{i}", f"I like item {i}.", "preference", created_at=AT + timedelta(hours=i))
+            for i in (11, 12, 13)
+        ),
     ]
-    later = AT + timedelta(days=1)
-    refresh = plan_summaries(newer, later, CFG).actions
-    assert [(a.kind, a.memory_id == action.memory_id) for a in refresh] == [
-        ("create", False),
-        ("supersede", True),
-    ]
+    for when, grown in ((later, newer), (month, [*after, one])):
+        refresh = plan_summaries(grown, when, CFG).actions
+        assert [(a.kind, a.memory_id == action.memory_id) for a in refresh] == [
+            ("create", False),
+            ("supersede", True),
+        ]
     assert plan_summaries(prefs[:10], AT, CFG).actions == ()
 
 

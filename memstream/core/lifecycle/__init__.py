@@ -51,8 +51,8 @@ Steps, with action ``kind`` and the event the shell writes for it:
 2. ``plan_rehearsal``: retention < 0.3 (on the tier's clock) and worth keeping: feedback
    found it useful (Q > 0.5; every memory starts at 0.5 and unrated ones drift back
    there, so 0.5 says nothing) or importance >= 0.6 (the rest fade: ``core.tiers``,
-   rule ``faded``): stability x1.5, or enough to bring retention back to 0.5 if more, at most
-   ``max_stability``; at most ``max_rehearsals`` per cycle, most useful first. kind
+   rule ``faded``): stability x1.5, or enough to bring retention back to 0.8 if more, at most
+   ``max_stability`` (spaced repetition: each next rehearsal ~3x later than the last); at most ``max_rehearsals`` per cycle, most useful first. kind
    ``reinforce`` (``MemoryReinforced``, reason ``rehearsal``).
 3. ``plan_expiry``: ``valid_until`` passed -> ``supersede`` (``MemorySuperseded``);
    confidence < 0.40, never reinforced, 30+ days old -> ``archive``; a commitment
@@ -80,8 +80,9 @@ Steps, with action ``kind`` and the event the shell writes for it:
    later ones ``archive`` into the earliest.
 6. ``plan_summaries``: a category (not ``summary``) with more than 10 live memories
    gets a summary memory -> ``create`` (``MemoryCreated``, category ``summary``,
-   subject = the category); skipped when a summary of it was created at or after its
-   newest member; an older summary is superseded by the new one.
+   subject = the category); made again only when the category grew by a fifth since the
+   last summary, or 30 days later with any new member (``summary_refresh_growth``,
+   ``summary_refresh_after``); an older summary is superseded by the new one.
 7. ``plan_archival``: older than 90 days, importance < 0.3 (trivia on the extractor's
    spectrum, ``core.importance``), accessed <= 2 times, never consolidated (stability
    <= 1.0: not captured by a strong memory that followed it, not said again), and

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 
 from memstream.core.hashing import normalize
@@ -167,6 +167,24 @@ def summary_id(namespace: str, category: str, at: datetime) -> str:
     return derived_id(at, "category-summary", namespace, category, at.isoformat())
 
 
+def _summary_due(
+    group: Sequence[MemoryView],
+    previous: Sequence[MemoryView],
+    at: datetime,
+    config: LifecycleConfig,
+) -> bool:
+    """A category's summary is due: none yet, or members created since the newest one make
+    ``summary_refresh_growth`` of those it had, or any after ``summary_refresh_after``."""
+    if not previous:
+        return True
+    last = max(s.created_at for s in previous)
+    new = sum(m.created_at > last for m in group)
+    if new == 0:
+        return False  # debounce: the summary already covers the newest member
+    grown = new >= config.summary_refresh_growth * (len(group) - new)
+    return grown or at - last >= config.summary_refresh_after
+
+
 def plan_summaries(
     memories: Iterable[MemoryView], at: datetime, config: LifecycleConfig = DEFAULT_CONFIG
 ) -> StepResult:
@@ -177,10 +195,10 @@ def plan_summaries(
     for (namespace, category), group in _group(members, lambda m: (m.namespace, m.category)):
         if len(group) <= config.summary_threshold:
             continue
-        newest = max(m.created_at for m in group)
         previous = [s for s in summaries if s.namespace == namespace and s.subject == category]
-        if any(s.created_at >= newest for s in previous):
-            continue  # debounce: a summary already covers the newest member
+        if not _summary_due(group, previous, at, config):
+            continue
+        newest = max(m.created_at for m in group)
         ordered = sorted(group, key=utility_key, reverse=True)
         parts = merge_clauses([m.text for m in ordered])
         shown = parts[: config.summary_max_clauses]
