@@ -33,6 +33,7 @@ from bench.retrieval_eval import (
     load_set,
 )
 from memstream.core.qlearning import FeedbackView, QState, plan_q_updates
+from memstream.core.replies import is_reply
 from memstream.core.scoped_feedback import EVIDENCE_KEY, query_key
 from memstream.core.sparse import BM25Encoder
 from memstream.projections.port import LogRecord
@@ -334,7 +335,13 @@ def evaluate_forgetting(eval_set: EvalSet) -> dict[str, Any]:
     finally:
         off.store.close()
         on.store.close()
-    trivial = [m for m in created if created[m].importance < TRIVIAL_BELOW]
+    # the assistant's replies are as low only to rank below the user's words: not trivia
+    trivial = [
+        m
+        for m in created
+        if created[m].importance < TRIVIAL_BELOW
+        and not is_reply(created[m].kind, created[m].subject)
+    ]
     important = [m for m in created if created[m].importance >= IMPORTANT_FROM]
     live = {m for m, v in final.items() if m in created and v.live}
     return {

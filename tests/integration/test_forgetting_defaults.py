@@ -3,7 +3,8 @@ trivial importance from the extractor's spectrum, and a year of event time later
 daily dream cycle archives it (``fact_archival``, with its age and importance as
 evidence) while identity, health and commitments stay active. An everyday fact nobody
 recalled or rated fades by time alone: the tier rules send it dormant (``faded``, its
-retention and idle days as evidence) and recall still finds it. Small talk said just before
+retention and idle days as evidence) and recall still finds it; so does the assistant's
+reply, trivial by importance only to rank below what the user said. Small talk said just before
 news in the same session was captured by it (synaptic tagging): consolidated, it is never
 archived as trivia and only fades. Recall leaves the archived small talk out, and still
 reaches it with ``include_archived``."""
@@ -32,6 +33,12 @@ EVERYDAY = "I take the 7:40 train to work."  # mid importance: neither trivia no
 # a weak remark, then news in the same session: the news captures the remark's tag
 CAPTURED = "I had a bagel with my coffee this morning."
 NEWS = "Big news: I got engaged to Priya last night, we are getting married in June!"
+# the assistant's answer to the walk: a reply episode, importance 0.2 like trivia, but the
+# record of what was answered ("what did you suggest after my walk?"): it fades, stays
+REPLY = (
+    "A walk is a great way to clear your head. Next time try the longer loop along the "
+    "river, and bring some water if it is warm."
+)
 
 
 def _in_session(ns: str, i: int, text: str, at: datetime) -> Any:
@@ -71,10 +78,22 @@ async def test_small_talk_is_archived_after_a_year_and_the_rest_stays(
                 await p.publish(_turn(ns, i, text, T0 + timedelta(minutes=i)))
             for i, text in enumerate((CAPTURED, NEWS), start=7):
                 await p.publish(_in_session(ns, i, text, T0 + timedelta(hours=2, minutes=i)))
+            # after "I went for a walk." (turn 1, session s1)
+            await p.publish(
+                _turn(ns, 20, REPLY, T0 + timedelta(minutes=1, seconds=30), "assistant")
+            )
         log = await _until(
-            own, ns, lambda g: len(_created(g)) >= 9 and any(e.type == "TagCaptured" for e in g)
+            own,
+            ns,
+            lambda g: (
+                len(_created(g)) >= 10
+                and any(e.type == "TagCaptured" for e in g)
+                and any(e.payload.subject == "assistant" for e in _created(g))
+            ),
         )
-        created = {e.payload.text: e.payload for e in _created(log)}
+        [reply] = [e.payload for e in _created(log) if e.payload.subject == "assistant"]
+        assert reply.importance < 0.3 and reply.kind == "episode", reply
+        created = {e.payload.text: e.payload for e in _created(log) if e.payload != reply}
         [captured] = [m for m in created.values() if "bagel" in m.text]
         [news] = [m for m in created.values() if "engaged" in m.text]
         trivial = {m.memory_id for m in created.values() if m.importance < 0.3} - {
@@ -122,6 +141,10 @@ async def test_small_talk_is_archived_after_a_year_and_the_rest_stays(
         assert fade.producer == "tier-keeper" and fade.payload.evidence["idle_days"] > 365
         assert fade.payload.evidence["retention"] < 0.1 and fade.payload.evidence["q_value"] == 0.5
         assert everyday.memory_id not in {
+            e.payload.memory_id for e in log if e.type == "MemoryArchived"
+        }
+        # the reply: as trivial by importance, a year old, never recalled: not archived
+        assert reply.memory_id not in {
             e.payload.memory_id for e in log if e.type == "MemoryArchived"
         }
         # the captured remark: as trivial by importance, but consolidated: faded, not archived

@@ -355,9 +355,23 @@ def test_archival_of_old_unimportant_unused_facts() -> None:
         mem("young", **{**old, "created_at": ago(89)}),
         # consolidated: captured by a strong memory that followed it (or said again)
         mem("captured", **{**old, "stability": 1.3}),
+        # what the assistant answered: low importance ranks it below the user's words, it
+        # is not trivia (a user's episode of the same importance is)
+        mem(
+            "reply",
+            "The assistant replied: ...",
+            "moment",
+            kind="episode",
+            subject="assistant",
+            **old,
+        ),
+        mem("episode", "Sam said: ...", "moment", kind="episode", subject="Sam", **old),
     ]
     report = plan_cycle(memories, None, None, AT, CFG)
-    assert rules(report.of_step("archival")) == [("fact", "archive", "fact_archival")]
+    assert rules(report.of_step("archival")) == [
+        ("episode", "archive", "fact_archival"),
+        ("fact", "archive", "fact_archival"),
+    ]
 
 
 def test_cycle_reports_every_step_and_honours_usage_and_exemptions() -> None:

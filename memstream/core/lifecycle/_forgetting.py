@@ -31,6 +31,7 @@ from memstream.core.lifecycle._text import (
     distinct_items,
 )
 from memstream.core.qlearning import days_between as _days
+from memstream.core.replies import is_reply
 from memstream.core.similarity import similarity_matrix
 
 
@@ -209,6 +210,9 @@ def plan_archival(
             and m.access_count <= config.archive_max_access
             and m.stability <= config.archive_max_stability
             and m.category not in config.archive_keep_categories
+            # a reply's low importance ranks it below what the user said (core.replies); it
+            # is the record of what the assistant answered, not trivia: it fades, not leaves
+            and not is_reply(m.kind, m.subject)
         ):
             ev = {
                 "age_days": _r(_days(m.created_at, at)),
