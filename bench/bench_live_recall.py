@@ -35,6 +35,7 @@ from typing import Any
 
 import httpx
 
+from bench.bench_realistic_ingest import _current
 from bench.broker import fresh_broker
 from bench.figures import Figure
 from bench.live_pipeline import collect, publish_raw, worker_process
@@ -45,7 +46,6 @@ from memstream.infra.settings import Settings
 from memstream.schemas.envelope import encode
 from memstream.streams.status import running_worker
 
-WAITED = ("duckdb", "qdrant")  # the projections recall reads
 CYCLE_OFF = {"MEMSTREAM_DREAM_EVERY_HOURS": "0"}
 DEPTH = 40
 
@@ -82,19 +82,6 @@ def _turns(eval_set: EvalSet) -> list[tuple[bytes, bytes]]:
     ]
     envelopes.sort(key=lambda e: e.occurred_at)
     return [(e.key, encode(e)) for e in envelopes]
-
-
-def _positions(api: httpx.Client) -> dict[str, Any]:
-    positions: dict[str, Any] = api.get("/health").json().get("positions", {})
-    return positions
-
-
-def _current(api: httpx.Client, ends: Mapping[str, int]) -> bool:
-    positions = _positions(api)
-    return all(
-        all(positions.get(kind, {}).get(tp, 0) >= end for tp, end in ends.items())
-        for kind in WAITED
-    )
 
 
 def _settle(api: httpx.Client, settings: Settings, timeout: float = 30.0) -> None:

@@ -51,9 +51,10 @@ Steps, with action ``kind`` and the event the shell writes for it:
 2. ``plan_rehearsal``: retention < 0.3 (on the tier's clock) and worth keeping: feedback
    found it useful (Q > 0.5; every memory starts at 0.5 and unrated ones drift back
    there, so 0.5 says nothing) or importance >= 0.6 (the rest fade: ``core.tiers``,
-   rule ``faded``): stability x1.5, or enough to bring retention back to 0.8 if more, at most
-   ``max_stability`` (spaced repetition: each next rehearsal ~3x later than the last); at most ``max_rehearsals`` per cycle, most useful first. kind
-   ``reinforce`` (``MemoryReinforced``, reason ``rehearsal``).
+   rule ``faded``): stability x1.5, or enough to bring retention back to 0.8 if more, at
+   most ``max_stability`` (spaced repetition: each next rehearsal ~3x later than the
+   last); at most ``max_rehearsals`` per cycle, most useful first. kind ``reinforce``
+   (``MemoryReinforced``, reason ``rehearsal``).
 3. ``plan_expiry``: ``valid_until`` passed -> ``supersede`` (``MemorySuperseded``);
    confidence < 0.40, never reinforced, 30+ days old -> ``archive``; a commitment
    resolved 90+ days ago (``resolved_at``) -> ``archive`` (``MemoryArchived``). An open
