@@ -11,8 +11,9 @@ demand only) in the same run, so what the cycle costs or gains in recall is a fi
 
 Each question is asked at its set's time (``at``: a day after the conversation's last turn,
 or its ``as_of``), k=40, with low-confidence answers included (the offline evaluation's
-settings); after each answer the worker is left to apply what the recall recorded before
-the next question, so the order of the questions is all that orders their effects.
+settings); after each answer the worker is left to apply what the recall recorded (its
+access and co-activation records, 20-90 memory-log events) before the next question, so the
+order of the questions is all that orders their effects.
 
 Figures: ``evidence recall@10 <set> through the worker`` (turn-budgeted, as the offline
 evaluation's headline), baseline the same with the scheduled cycle off; ``... plain``
@@ -84,10 +85,20 @@ def _turns(eval_set: EvalSet) -> list[tuple[bytes, bytes]]:
     return [(e.key, encode(e)) for e in envelopes]
 
 
-def _settle(api: httpx.Client, settings: Settings, timeout: float = 30.0) -> None:
-    """Until the projections applied the memory log to its end and nothing new came for a
-    moment (a recall's access record reaches the log through the learning agent)."""
+def _log_size(settings: Settings) -> int:
+    return sum(asyncio.run(_log_ends(settings)).values())
+
+
+def _settle(
+    api: httpx.Client, settings: Settings, before: int | None = None, timeout: float = 30.0
+) -> None:
+    """Until the memory log grew past ``before`` (a recall's access and co-activation
+    records reach it through the learning agent 0.05-0.4 s after the answer; 2 s at most),
+    then until the projections applied it to its end and nothing new came for a moment."""
     deadline = time.monotonic() + timeout
+    grown = time.monotonic() + 2.0
+    while before is not None and time.monotonic() < grown and _log_size(settings) <= before:
+        time.sleep(0.02)
     quiet = 0
     while time.monotonic() < deadline and quiet < 3:
         ends = asyncio.run(_log_ends(settings))
@@ -139,12 +150,13 @@ def live_recall(eval_set: EvalSet, **env: str) -> LiveRun:
                     }
                     if q.get("as_of"):
                         body["as_of"] = q["as_of"]
+                    before = _log_size(settings)
                     response = api.post("/v1/recall", json=body)
                     response.raise_for_status()
                     groups = [r["source_turn_ids"] for r in response.json()["results"]]
                     run.budgeted[q["kind"]].append(budgeted(evidence, groups)[10])
                     run.plain[q["kind"]].append(plain(evidence, groups)[10])
-                    _settle(api, settings)
+                    _settle(api, settings, before)
                 counts = api.post(
                     "/sql", json={"sql": "SELECT status, count(*) FROM memories GROUP BY status"}
                 )
