@@ -28,7 +28,7 @@ def run() -> list[Figure]:
         f"own set, {f['memories']} memories built by the write path (rule extractor), then a "
         f"year of event time with nobody recalling them: {f['cycles']} dream cycles (one a "
         "week) of the pure lifecycle rules, each followed by the tier rules, as the worker "
-        "runs them, with the default settings; trivial: importance "
+        "runs them, with the default settings; trivial: importance (replies not counted) "
         f"< 0.3 at creation ({f['trivial']}), important: >= 0.7 ({f['important']}); "
         f"retired (archived, superseded or dormant) by rule: {f['rules']}"
     )

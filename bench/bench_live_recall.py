@@ -30,7 +30,7 @@ import time
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +40,15 @@ from bench.bench_realistic_ingest import _current
 from bench.broker import fresh_broker
 from bench.figures import Figure
 from bench.live_pipeline import collect, publish_raw, worker_process
-from bench.retrieval_eval import ABSTENTION, EvalSet, budgeted, load_set, plain
+from bench.retrieval_eval import (
+    ABSTENTION,
+    EvalSet,
+    asked_at,
+    budgeted,
+    last_turns,
+    load_set,
+    plain,
+)
 from memstream.consumers.ingest_wait import _log_ends
 from memstream.consumers.producer import turn_event
 from memstream.infra.settings import Settings
@@ -106,18 +114,10 @@ def _settle(
         time.sleep(0.02)
 
 
-def _when(q: Mapping[str, Any], last: Mapping[str, datetime]) -> datetime:
-    as_of = q.get("as_of")
-    return datetime.fromisoformat(as_of) if as_of else last[q["namespace"]] + timedelta(days=1)
-
-
 def live_recall(eval_set: EvalSet, **env: str) -> LiveRun:
     """``eval_set`` through one worker with the defaults (``env``: settings changed)."""
     records = _turns(eval_set)
-    last: dict[str, datetime] = {}
-    for t in eval_set.turns:
-        at = datetime.fromisoformat(t["occurred_at"])
-        last[t["namespace"]] = max(last.get(t["namespace"], at), at)
+    last = last_turns(eval_set.turns)
     run = LiveRun()
     with fresh_broker() as settings:
         asyncio.run(publish_raw(settings.bootstrap(), f"{settings.topic_prefix}.turns", records))
@@ -146,7 +146,7 @@ def live_recall(eval_set: EvalSet, **env: str) -> LiveRun:
                         "query": q["query"],
                         "k": DEPTH,
                         "include_low_confidence": True,
-                        "at": _when(q, last).isoformat(),
+                        "at": asked_at(q, last).isoformat(),
                     }
                     if q.get("as_of"):
                         body["as_of"] = q["as_of"]

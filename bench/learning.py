@@ -33,7 +33,6 @@ from bench.retrieval_eval import (
     load_set,
 )
 from memstream.core.qlearning import FeedbackView, QState, plan_q_updates
-from memstream.core.replies import is_reply
 from memstream.core.scoped_feedback import EVIDENCE_KEY, query_key
 from memstream.core.sparse import BM25Encoder
 from memstream.projections.port import LogRecord
@@ -205,7 +204,6 @@ def _three_negatives(
     return left, tried
 
 
-TRIVIAL_BELOW = 0.3  # the archival threshold (core.lifecycle.LifecycleConfig)
 IMPORTANT_FROM = 0.7  # the spectrum's identity, commitment and strong personal claims
 CYCLE_EVERY = timedelta(days=7)
 YEAR = timedelta(days=365)
@@ -257,7 +255,7 @@ def evaluate_forgetting(eval_set: EvalSet) -> dict[str, Any]:
     from dataclasses import replace
 
     from bench.offline_pipeline import configured_gate_embedder, run_offline
-    from memstream.core.lifecycle import MemoryView, apply_actions, plan_cycle
+    from memstream.core.lifecycle import MemoryView, apply_actions, plan_cycle, trivia
     from memstream.core.memory_state import fold
     from memstream.core.tiers import TierConfig
     from memstream.infra.settings import Settings
@@ -335,12 +333,8 @@ def evaluate_forgetting(eval_set: EvalSet) -> dict[str, Any]:
     finally:
         off.store.close()
         on.store.close()
-    # the assistant's replies are as low only to rank below the user's words: not trivia
     trivial = [
-        m
-        for m in created
-        if created[m].importance < TRIVIAL_BELOW
-        and not is_reply(created[m].kind, created[m].subject)
+        m for m in created if trivia(created[m].importance, created[m].kind, created[m].subject)
     ]
     important = [m for m in created if created[m].importance >= IMPORTANT_FROM]
     live = {m for m, v in final.items() if m in created and v.live}

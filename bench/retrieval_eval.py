@@ -202,7 +202,7 @@ class Pipeline:
 
     def ask(self, q: Mapping[str, Any], k: int = DEPTH, *, graph: bool = True) -> RecallResult:
         as_of = datetime.fromisoformat(q["as_of"]) if q.get("as_of") else None
-        when = as_of or self.last_turn[q["namespace"]] + timedelta(days=1)
+        when = asked_at(q, self.last_turn)
         service = self.service if graph else self.without_graph
         # the whole ranking, whatever the confidence gate says (it would withhold a skipped
         # answer): the abstention figure reads the label, which the flag leaves as it is
@@ -217,11 +217,24 @@ class Pipeline:
         return RecallService(s.store, s.embedder, s.sparse, follow={})
 
 
-def build_pipeline(turns: Sequence[dict[str, Any]]) -> Pipeline:
-    last_turn: dict[str, datetime] = {}
+def last_turns(turns: Iterable[Mapping[str, Any]]) -> dict[str, datetime]:
+    """Each namespace's last turn time."""
+    last: dict[str, datetime] = {}
     for t in turns:
         at = datetime.fromisoformat(t["occurred_at"])
-        last_turn[t["namespace"]] = max(last_turn.get(t["namespace"], at), at)
+        last[t["namespace"]] = max(last.get(t["namespace"], at), at)
+    return last
+
+
+def asked_at(q: Mapping[str, Any], last_turn: Mapping[str, datetime]) -> datetime:
+    """When a question is asked: its ``as_of``, else a day after its conversation's last turn."""
+    if q.get("as_of"):
+        return datetime.fromisoformat(q["as_of"])
+    return last_turn[q["namespace"]] + timedelta(days=1)
+
+
+def build_pipeline(turns: Sequence[dict[str, Any]]) -> Pipeline:
+    last_turn = last_turns(turns)
     run = run_offline(turns)
     embedder, sparse = configured_embedder(), BM25Encoder()
     store = EdgeRetrievalStore(

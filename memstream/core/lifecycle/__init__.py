@@ -171,6 +171,9 @@ from memstream.core.lifecycle._model import (
     Vectors as Vectors,
 )
 from memstream.core.lifecycle._model import (
+    trivia as trivia,
+)
+from memstream.core.lifecycle._model import (
     utility_key as utility_key,
 )
 from memstream.core.lifecycle._retention import (

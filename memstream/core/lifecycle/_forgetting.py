@@ -20,6 +20,7 @@ from memstream.core.lifecycle._model import (
     StepResult,
     Vectors,
     _r,
+    trivia,
     utility_key,
 )
 from memstream.core.lifecycle._retention import (
@@ -31,7 +32,6 @@ from memstream.core.lifecycle._text import (
     distinct_items,
 )
 from memstream.core.qlearning import days_between as _days
-from memstream.core.replies import is_reply
 from memstream.core.similarity import similarity_matrix
 
 
@@ -206,13 +206,10 @@ def plan_archival(
         if (
             m.eligible
             and at - m.created_at > config.archive_after
-            and m.importance < config.archive_importance_below
+            and trivia(m.importance, m.kind, m.subject, config)
             and m.access_count <= config.archive_max_access
             and m.stability <= config.archive_max_stability
             and m.category not in config.archive_keep_categories
-            # a reply's low importance ranks it below what the user said (core.replies); it
-            # is the record of what the assistant answered, not trivia: it fades, not leaves
-            and not is_reply(m.kind, m.subject)
         ):
             ev = {
                 "age_days": _r(_days(m.created_at, at)),

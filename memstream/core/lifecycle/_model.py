@@ -10,6 +10,7 @@ from typing import Any, Literal
 from numpy.typing import NDArray
 
 from memstream.core.memory_state import MemoryState
+from memstream.core.replies import is_reply
 
 Vectors = Mapping[str, NDArray[Any]]
 
@@ -106,6 +107,15 @@ class LifecycleConfig:
 
 #: the defaults, shared as every step's default argument (the config is frozen)
 DEFAULT_CONFIG = LifecycleConfig()
+
+
+def trivia(
+    importance: float, kind: str, subject: str | None, config: LifecycleConfig = DEFAULT_CONFIG
+) -> bool:
+    """Trivia the archival step may take: under ``archive_importance_below`` on the
+    extractor's spectrum. Not an assistant's reply: its low importance only ranks it below
+    what the user said (``core.replies``); it is the record of what was answered."""
+    return importance < config.archive_importance_below and not is_reply(kind, subject)
 
 
 @dataclass(frozen=True, slots=True)
