@@ -1,5 +1,7 @@
 """Evidence recall@k of memstream's recall vs plain BM25 (and dense search) over raw turns,
-on the project's own set and on BEAM 100K (dev and test split; report test).
+on the project's own set and on BEAM 100K (dev and test split; report test), and on each
+BEAM split as one haystack (every conversation of the split in one namespace: a long
+history, the other conversations distractors).
 
 Figure names other tools look for: ``evidence recall@<k> BEAM test`` (turn-budgeted, the
 headline), ``evidence recall@<k> BEAM test <ability>``, ``... BEAM dev ...``, ``... own
@@ -89,6 +91,35 @@ def _graph_figures(sets: dict[str, Any]) -> list[Figure]:
     return out
 
 
+HAYSTACK = " haystack"
+
+
+def _haystack_figures(sets: dict[str, Any]) -> list[Figure]:
+    """A long history: recall with every conversation of the split in one namespace against
+    the same questions asked of their own conversation alone, in the same run."""
+    out = []
+    for name, r in sets.items():
+        alone = sets.get(name.removesuffix(HAYSTACK))
+        if not name.endswith(HAYSTACK) or alone is None:
+            continue
+        for k in (10,):
+            out.append(
+                Figure(
+                    f"evidence recall@{k} {name} vs alone",
+                    r["recall"]["memstream"][f"@{k}"],
+                    "recall",
+                    alone["recall"]["memstream"][f"@{k}"],
+                    "the same questions, each conversation in its own namespace",
+                    notes=(
+                        f"{r['turns']} turns and {r['memories']} memories in one namespace; BM25 "
+                        f"over its raw turns {r['recall']['bm25_turns'][f'@{k}']:.3f} "
+                        f"({alone['recall']['bm25_turns'][f'@{k}']:.3f} alone)"
+                    ),
+                )
+            )
+    return out
+
+
 def run() -> list[Figure]:
     result = evaluate()
     sets = result["sets"]
@@ -118,6 +149,7 @@ def run() -> list[Figure]:
         full = name in ("own", "BEAM test")
         figures += _set_figures(name, r, all_kinds_at=KS if full else (10,))
     figures += _graph_figures(sets)
+    figures += _haystack_figures(sets)
     test = sets.get("BEAM test")
     if test is not None:
         a = test["abstention"]
@@ -129,6 +161,8 @@ def run() -> list[Figure]:
                 notes=f"{a['skipped']} of {a['questions']}: the confidence gate said 'skipped'",
             )
         )
+    # the haystacks hold the same conversations' memories: counted once, in their own sets
+    sets = {name: r for name, r in sets.items() if not name.endswith(HAYSTACK)}
     gates = [r["gate"] for r in sets.values() if "gate" in r]
     probes = sum(g["probes"] for g in gates)
     if probes:

@@ -14,11 +14,16 @@ Per question, with ``evidence`` the turns that hold its answer:
 * baselines: the top k turns of Okapi BM25 (k1 1.2, b 0.75) and of dense-only search
   (hashing embedder) over the namespace's raw turns, in the same run.
 
+The haystack sets (``BEAM dev haystack``, ``BEAM test haystack``) ask the same questions of
+one namespace that holds every conversation of the split: each question's own conversation
+is a tenth of the history, the rest distractors, as LongMemEval builds its haystacks. How
+much recall loses there is how it copes with a long history.
+
 Abstention questions (BEAM: nothing in the conversation answers them) count how often the
 recall's confidence gate answers "skipped": nothing relevant is known.
 
 No LLM is in the loop: the rule extractor and the offline hashing embedder, defaults
-everywhere. ``MEMSTREAM_EVAL_SETS=own,dev`` (or ``python -m bench.retrieval_eval --own
+everywhere. ``MEMSTREAM_EVAL_SETS=own,dev,dev_haystack`` (or ``python -m bench.retrieval_eval --own
 --dev``) runs only those sets: tuning runs never look at the test part.
 """
 
@@ -54,7 +59,17 @@ from memstream.schemas.envelope import encode
 
 KS = (5, 10, 20)
 DEPTH = 40  # memories asked for per question: enough for 20 distinct turns
-SET_NAMES = {"own": "own", "dev": "BEAM dev", "test": "BEAM test"}
+SET_NAMES = {
+    "own": "own",
+    "dev": "BEAM dev",
+    "test": "BEAM test",
+    "dev_haystack": "BEAM dev haystack",
+    "test_haystack": "BEAM test haystack",
+}
+#: one namespace holds every conversation of a split: each question's own conversation is
+#: then a tenth of what it is asked of (the others are distractors, as LongMemEval builds
+#: its haystacks), which is what a long history looks like to recall
+HAYSTACK_NAMESPACE = "haystack"
 ENV_SETS = "MEMSTREAM_EVAL_SETS"
 ABSTENTION = "abstention"
 # A memory that opens with one of these leans on context it does not carry ("It was
@@ -186,7 +201,7 @@ class DenseTurns:
 
 @dataclass(frozen=True)
 class EvalSet:
-    name: str  # "own", "BEAM dev", "BEAM test"
+    name: str  # "own", "BEAM dev", "BEAM test", "BEAM test haystack", ...
     turns: list[dict[str, Any]]
     questions: list[dict[str, Any]]
 
@@ -346,8 +361,14 @@ def load_set(key: str) -> EvalSet | None:
     """One set by key; None for a BEAM split when the dataset is not on this machine."""
     if key == "own":
         return EvalSet("own", load_conversations(), load_questions())
-    loaded = beam_data.load_split("dev" if key == "dev" else "test")
-    return None if loaded is None else EvalSet(SET_NAMES[key], *loaded)
+    loaded = beam_data.load_split("dev" if key.startswith("dev") else "test")
+    if loaded is None:
+        return None
+    turns, questions = loaded
+    if key.endswith("_haystack"):
+        turns = [{**t, "namespace": HAYSTACK_NAMESPACE} for t in turns]
+        questions = [{**q, "namespace": HAYSTACK_NAMESPACE} for q in questions]
+    return EvalSet(SET_NAMES[key], turns, questions)
 
 
 def evaluate(sets: Sequence[str] | None = None) -> dict[str, Any]:

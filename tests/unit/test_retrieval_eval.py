@@ -14,6 +14,7 @@ from bench import beam_data
 from bench.retrieval_eval import (
     EvalSet,
     evaluate_set,
+    load_set,
     plain,
     recall_at,
     starts_with_unresolved_pronoun,
@@ -151,10 +152,29 @@ def test_beam_absent_means_no_split(tmp_path: Path, monkeypatch: pytest.MonkeyPa
 
 
 def test_eval_sets_from_the_environment() -> None:
-    assert wanted_sets({}) == ["own", "dev", "test"]
+    assert wanted_sets({}) == ["own", "dev", "test", "dev_haystack", "test_haystack"]
     assert wanted_sets({"MEMSTREAM_EVAL_SETS": "own, dev"}) == ["own", "dev"]
     with pytest.raises(ValueError, match="unknown set"):
         wanted_sets({"MEMSTREAM_EVAL_SETS": "own,train"})
+
+
+def test_a_haystack_asks_every_question_of_one_namespace_holding_the_split(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for n in (1, 2, 3):
+        _write_beam(tmp_path, n, questions=QUESTIONS)
+    monkeypatch.setenv(beam_data.ENV_VAR, str(tmp_path))
+    alone, haystack = load_set("dev"), load_set("dev_haystack")
+    assert alone is not None and haystack is not None
+    assert haystack.name == "BEAM dev haystack"
+    assert {t["namespace"] for t in alone.turns} == {"beam-1", "beam-3"}  # odd: dev
+    assert {t["namespace"] for t in haystack.turns} == {q["namespace"] for q in haystack.questions}
+    assert len({t["namespace"] for t in haystack.turns}) == 1
+    # the same turns and questions, evidence ids unchanged (turn ids are unique in a split)
+    assert [t["turn_id"] for t in haystack.turns] == [t["turn_id"] for t in alone.turns]
+    assert [q["evidence_turn_ids"] for q in haystack.questions] == [
+        q["evidence_turn_ids"] for q in alone.questions
+    ]
 
 
 def test_a_small_set_end_to_end(tmp_path: Path) -> None:
