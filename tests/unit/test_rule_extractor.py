@@ -6,6 +6,7 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
+from memstream.core.extract.cues import classify
 from memstream.core.facts import Fact, TurnView
 from memstream.core.rule_extractor import (
     detect_slot,
@@ -731,3 +732,21 @@ def test_introducing_oneself_is_no_tautology() -> None:
 )
 def test_an_adverb_after_the_subject_is_not_its_verb(said: str, expected: str) -> None:
     assert expected in texts(said)
+
+
+@pytest.mark.parametrize(
+    ("claim", "category"),
+    [
+        ("User likes hiking in the mountains", "preference"),
+        ("I really like the blue one", "preference"),
+        ("User would like a quiet table", "preference"),
+        ("We like to cook on Sundays", "preference"),
+        # "like" the preposition says nothing about taste
+        ("Is that really worth the potential risks, like bias in the algorithm", "fact"),
+        ("User is trying to practice writing notation correctly, like P(A) or P(B|A)", "skill"),
+        ("User has seen some results, like saving around $4,000 in recruiter hours", "fact"),
+        ("It feels like a long week", "fact"),
+    ],
+)
+def test_like_is_a_preference_only_as_a_verb(claim: str, category: str) -> None:
+    assert classify(claim) == category

@@ -101,8 +101,11 @@ _CATEGORY_CUES: tuple[tuple[Category, re.Pattern[str]], ...] = (
         re.compile(
             r"\b(?:love|loves|loved|loving|enjoy|enjoys|enjoyed|prefer|prefers|preferred|favou?rite|hate|hates|hated|"
             r"dislike|dislikes|disliked|can't stand|cannot stand|fan of|fond of|adore|adores|rather|obsessed with|"
-            r"passionate about|go-to|(?:'m|am|is|are|really|so|totally) into|allergic|(?<!feel )(?<!feels )(?<!look )(?<!looks )(?<!seem )(?<!sound )"
-            r"(?<!sounds )(?<!something )(?<!just )(?<!more )(?<!less )likes?)\b",
+            r"passionate about|go-to|(?:'m|am|is|are|really|so|totally) into|allergic|likes|"
+            # "like" the verb, after its subject or an auxiliary; not the preposition
+            # ("risks, like bias in the algorithm", "notation like P(A)")
+            r"(?:i|we|you|they|user|would|'d|do|don't|did|didn't|really|also|still|"
+            r"definitely|genuinely|to) like)\b",
             re.I,
         ),
     ),
