@@ -750,3 +750,16 @@ def test_an_adverb_after_the_subject_is_not_its_verb(said: str, expected: str) -
 )
 def test_like_is_a_preference_only_as_a_verb(claim: str, category: str) -> None:
     assert classify(claim) == category
+
+
+def test_a_factorial_does_not_end_a_sentence() -> None:
+    assert split_sentences(
+        "I see that 3! equals 6, the ways to arrange them. Then 5! / 2! = 60."
+    ) == [
+        "I see that 3! equals 6, the ways to arrange them.",
+        "Then 5! / 2! = 60.",
+    ]
+    assert split_sentences("We won 3! Next week is the final.") == [
+        "We won 3!",
+        "Next week is the final.",
+    ]

@@ -61,6 +61,15 @@ def _last_word(line: str, start: int, end: int) -> str:
     return words[-1] if words else ""
 
 
+def _factorial(line: str, at: int, end: int) -> bool:
+    """ "3! equals 6", "5! / (2! * 3!)": a "!" right after a digit, and what follows does not
+    open a sentence (no capital), is mathematics, not the end of one."""
+    if at == 0 or not line[at - 1].isdecimal():
+        return False
+    after = line[end:].lstrip()[:1]
+    return after != "" and not after.isupper()
+
+
 def split_sentences(text: str) -> list[str]:
     """Sentences of ``text``; newlines always end one, abbreviations and initials do not."""
     out: list[str] = []
@@ -90,6 +99,8 @@ def split_sentences(text: str) -> list[str]:
                     or (len(token) == 1 and token.isalpha() and token != "i")
                 ):
                     continue
+            elif m.group(1) == "!" and _factorial(line, m.start(), m.end()):
+                continue
             piece = line[start : m.end()].strip()
             if piece:
                 out.append(piece)
