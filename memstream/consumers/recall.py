@@ -75,9 +75,8 @@ from memstream.core.standing_instructions import (
     MIN_MATCH,
     POSITION,
     PREFERENCE_MATCH,
-    RULES_APPLIED,
     Applicable,
-    applicable,
+    best_applicable,
     condition_of,
     is_lookup,
     preference_of,
@@ -578,10 +577,9 @@ class RecallService:
         hits: dict[str, Hit],
         admit: Callable[[str], bool],
     ) -> list[Applicable]:
-        """The standing instructions (up to ``RULES_APPLIED``) and the stated preference the
-        request falls under (``core.standing_instructions``): the user's rules matched by
-        their condition, the preferences by what they are about. ``states`` and ``hits``
-        gain them."""
+        """The standing instruction and the stated preference the request falls under
+        (``core.standing_instructions``): the user's rules matched by their condition, the
+        preferences by what they are about. ``states`` and ``hits`` gain them."""
         if is_lookup(query):
             return []
         found = self.store.search(
@@ -610,23 +608,22 @@ class RecallService:
                 continue
             states.setdefault(h.memory_id, st)  # admit() reads the state
         out = []
-        for group, floor, most in ((rules, MIN_MATCH, RULES_APPLIED), (prefs, PREFERENCE_MATCH, 1)):
+        for group, floor in ((rules, MIN_MATCH), (prefs, PREFERENCE_MATCH)):
             group = {mid: r for mid, r in group.items() if admit(mid)}
             if not group:
                 continue
             vectors = self._vectors([c for _s, _h, c in group.values()], list(group))
             asked = normed(qv)
-            chosen = applicable(
+            best = best_applicable(
                 [
                     (mid, c, cosine_normed(*asked, *self._normed(vectors[mid])))
                     for mid, (_s, _h, c) in group.items()
                 ],
                 floor,
-                most,
             )
-            for rule in chosen:
-                hits.setdefault(rule.memory_id, group[rule.memory_id][1])
-            out.extend(chosen)
+            if best is not None:
+                hits.setdefault(best.memory_id, group[best.memory_id][1])
+                out.append(best)
         return out
 
     def _tree_members(

@@ -6,8 +6,8 @@ Such a rule rarely shares words with the request it governs ("which libraries do
 project use?" does not say "version"), so ranking by similarity to the memory's whole text
 leaves it far down (BEAM dev: ranks 40 to 150). Recall matches the query against the rule's
 *condition* instead (what follows "when <user> asks about") and, when one applies, places
-the best such rules (two at most: a request can fall under two) among the first results
-(``consumers.recall``), so the agent sees the rules with the request they govern. A preference is matched by what it is about ("e-books for
+the best such rule among the first results (``consumers.recall``), so the agent sees the
+rule with the request it governs. A preference is matched by what it is about ("e-books for
 their portability" for "suggest some books for my trip") and placed after the rule, with a
 higher floor: it has no condition, so a looser match would push it into every request on
 its topic.
@@ -43,11 +43,6 @@ MIN_MATCH: Final = 0.2
 #: the floor for a preference, matched by what it is about (BEAM dev: 0.2 to 0.3 the same,
 #: preference following +0.05 and no other ability moved; the higher one kept)
 PREFERENCE_MATCH: Final = 0.3
-#: rules that can govern one request: "when is my meeting?" falls under "include time zones
-#: when I ask about meetings" and "format dates MM/DD/YYYY when I ask about scheduling". Chosen
-#: on BEAM dev (turn-budgeted recall@10; own set unchanged, it has no rules): 1 -> 0.682
-#: (instruction following 0.75), 2 -> 0.687 (0.80), 3 -> 0.683 (0.80, other abilities lower)
-RULES_APPLIED: Final = 2
 #: where the rule goes in the answer (a preference goes after it): after the two best results, so it costs them nothing
 POSITION: Final = 2
 
@@ -82,20 +77,13 @@ def is_lookup(query: str) -> bool:
     return bool(_LOOKUP.search(query))
 
 
-def applicable(
-    rules: Sequence[tuple[str, str, float]], min_match: float = MIN_MATCH, most: int = 1
-) -> list[Applicable]:
-    """Up to ``most`` of ``(memory_id, condition, cosine)`` at or above ``min_match``, the
-    closest first; ties keep the given order (the store's), so the choice is deterministic."""
-    over = [(i, r) for i, r in enumerate(rules) if r[2] >= min_match]
-    over.sort(key=lambda ir: (-ir[1][2], ir[0]))
-    return [Applicable(mid, cond, match) for _i, (mid, cond, match) in over[: max(0, most)]]
-
-
 def best_applicable(
     rules: Sequence[tuple[str, str, float]], min_match: float = MIN_MATCH
 ) -> Applicable | None:
     """Of ``(memory_id, condition, cosine)``, the best match at or above ``min_match``;
     ties go to the first given (the store's order), so the choice is deterministic."""
-    found = applicable(rules, min_match)
-    return found[0] if found else None
+    best: Applicable | None = None
+    for memory_id, condition, match in rules:
+        if match >= min_match and (best is None or match > best.match):
+            best = Applicable(memory_id, condition, match)
+    return best

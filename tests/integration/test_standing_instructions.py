@@ -1,8 +1,7 @@
 """A standing instruction comes with the request it governs, with the defaults and the rule
 extractor, through the broker: "always include version numbers when I ask about software
 libraries" is among the first results for "which libraries does this project use?" (no word
-in common with the rule but its condition), with the matched condition in ``explain``, and
-so is a second rule the request falls under; a
+in common with the rule but its condition), with the matched condition in ``explain``; a
 question about what was said gets no rule, nor does a request no rule covers. A stated
 preference comes with a request on what it is about ("suggest some books for my trip")."""
 
@@ -34,8 +33,6 @@ CHATTER = [
     "My reading group meets on Thursdays at the library café.",
 ]
 RULE = "Always include version numbers when I ask about software libraries or dependencies."
-# a second rule the same request falls under: both come with it
-RULE2 = "Always mention the licence when I ask about which libraries or packages we depend on."
 
 
 def test_the_rule_comes_with_the_request_it_governs(
@@ -43,7 +40,7 @@ def test_the_rule_comes_with_the_request_it_governs(
 ) -> None:
     ns = f"rules-{uuid.uuid4().hex[:8]}"
     with Memory(settings=settings) as mem:
-        turns = [{"role": "user", "content": RULE}, {"role": "user", "content": RULE2}] + [
+        turns = [{"role": "user", "content": RULE}] + [
             {"role": "user", "content": text} for text in CHATTER
         ]
         for i, turn in enumerate(turns):
@@ -59,8 +56,6 @@ def test_the_rule_comes_with_the_request_it_governs(
         assert first, ranked
         rule = first[0]["explain"]["standing_instruction"]
         assert "libraries" in rule["condition"] and rule["match"] >= 0.2, rule
-        both = [r for r in answer["results"][:4] if "standing_instruction" in r["explain"]]
-        assert any("licence" in r["text"] for r in both), ranked
 
         books = mem.recall("Can you suggest some books for my holiday trip?", namespace=ns, k=5)
         liked = [r for r in books["results"][:4] if "e-books" in r["text"]]

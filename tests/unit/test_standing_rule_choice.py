@@ -9,7 +9,6 @@ from memstream.core.rescoring import with_rule
 from memstream.core.standing_instructions import (
     POSITION,
     Applicable,
-    applicable,
     best_applicable,
     condition_of,
     is_lookup,
@@ -52,31 +51,7 @@ def test_best_applicable_takes_the_closest_condition_over_the_floor() -> None:
     assert best_applicable([("a", "books", 0.19)]) is None
 
 
-def test_two_rules_can_govern_one_request() -> None:
-    rules = [("a", "books", 0.19), ("b", "meetings", 0.4), ("c", "scheduling", 0.5)]
-    assert applicable(rules, most=2) == [
-        Applicable("c", "scheduling", 0.5),
-        Applicable("b", "meetings", 0.4),
-    ]
-    assert applicable(rules, most=5) == applicable(rules, most=2)  # "a" is under the floor
-    assert applicable(rules, most=0) == []
-
-
 scores = st.floats(min_value=-1, max_value=1, allow_nan=False)
-
-
-@given(
-    st.lists(st.tuples(st.text(min_size=1, max_size=3), st.text(max_size=5), scores)),
-    st.integers(min_value=0, max_value=4),
-)
-def test_applicable_is_the_closest_over_the_floor_in_order(
-    rules: list[tuple[str, str, float]], most: int
-) -> None:
-    got = applicable(rules, most=most)
-    over = sorted((r[2] for r in rules if r[2] >= 0.2), reverse=True)
-    assert [a.match for a in got] == over[:most]
-    if most >= 1:
-        assert (got[0] if got else None) == best_applicable(rules)
 
 
 @given(st.lists(st.tuples(st.text(min_size=1, max_size=3), st.text(max_size=5), scores)))
