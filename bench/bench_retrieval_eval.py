@@ -102,21 +102,20 @@ def _haystack_figures(sets: dict[str, Any]) -> list[Figure]:
         alone = sets.get(name.removesuffix(HAYSTACK))
         if not name.endswith(HAYSTACK) or alone is None:
             continue
-        for k in (10,):
-            out.append(
-                Figure(
-                    f"evidence recall@{k} {name} vs alone",
-                    r["recall"]["memstream"][f"@{k}"],
-                    "recall",
-                    alone["recall"]["memstream"][f"@{k}"],
-                    "the same questions, each conversation in its own namespace",
-                    notes=(
-                        f"{r['turns']} turns and {r['memories']} memories in one namespace; BM25 "
-                        f"over its raw turns {r['recall']['bm25_turns'][f'@{k}']:.3f} "
-                        f"({alone['recall']['bm25_turns'][f'@{k}']:.3f} alone)"
-                    ),
-                )
+        bm25, bm25_alone = r["recall"]["bm25_turns"]["@10"], alone["recall"]["bm25_turns"]["@10"]
+        out.append(
+            Figure(
+                f"evidence recall@10 {name} vs alone",
+                r["recall"]["memstream"]["@10"],
+                "recall",
+                alone["recall"]["memstream"]["@10"],
+                "the same questions, each conversation in its own namespace",
+                notes=(
+                    f"{r['turns']} turns and {r['memories']} memories in one namespace; BM25 "
+                    f"over its raw turns {bm25:.3f} ({bm25_alone:.3f} alone)"
+                ),
             )
+        )
     return out
 
 

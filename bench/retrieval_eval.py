@@ -16,15 +16,17 @@ Per question, with ``evidence`` the turns that hold its answer:
 
 The haystack sets (``BEAM dev haystack``, ``BEAM test haystack``) ask the same questions of
 one namespace that holds every conversation of the split: each question's own conversation
-is a tenth of the history, the rest distractors, as LongMemEval builds its haystacks. How
-much recall loses there is how it copes with a long history.
+is a tenth of the history, the rest distractors, as LongMemEval builds its haystacks; each
+is asked a day after the haystack's last turn. How much recall loses there is how it copes
+with a long history.
 
 Abstention questions (BEAM: nothing in the conversation answers them) count how often the
 recall's confidence gate answers "skipped": nothing relevant is known.
 
 No LLM is in the loop: the rule extractor and the offline hashing embedder, defaults
-everywhere. ``MEMSTREAM_EVAL_SETS=own,dev,dev_haystack`` (or ``python -m bench.retrieval_eval --own
---dev``) runs only those sets: tuning runs never look at the test part.
+everywhere. ``MEMSTREAM_EVAL_SETS=own,dev,dev_haystack`` (or ``python -m
+bench.retrieval_eval --own --dev --dev_haystack``) runs only those sets: tuning runs never
+look at the test part.
 """
 
 from __future__ import annotations

@@ -62,8 +62,8 @@ def _last_word(line: str, start: int, end: int) -> str:
 
 
 def _factorial(line: str, at: int, end: int) -> bool:
-    """ "3! equals 6", "5! / (2! * 3!)": a "!" right after a digit, and what follows does not
-    open a sentence (no capital), is mathematics, not the end of one."""
+    """A "!" right after a digit with no capital after it is a factorial ("3! equals 6",
+    "5! / (2! * 3!)"), not the end of a sentence."""
     if at == 0 or not line[at - 1].isdecimal():
         return False
     after = line[end:].lstrip()[:1]
