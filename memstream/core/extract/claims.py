@@ -233,6 +233,10 @@ def _question_contents(body: str, ask: re.Match[str] | None) -> list[str]:
     return [content] if content is not None else []
 
 
+#: a comma between clauses, not one inside a number ("$5,000" is one amount)
+_CLAUSE_COMMA = re.compile(r"(?<!\d),|,(?!\d)")
+
+
 def _question_content(body: str) -> str | None:
     """The statement inside a question ("..., since I moved to Boston?"), if any."""
     closing = _CLOSING_ASK.match(body)
@@ -241,7 +245,7 @@ def _question_content(body: str) -> str | None:
     reason = REASON_CLAUSE.search(body)
     if reason:
         return reason.group(1)
-    for piece in (p.strip() for p in body.split(",")):
+    for piece in (p.strip() for p in _CLAUSE_COMMA.split(body)):
         if (
             FIRST_PERSON.match(piece)
             and not WONDER.match(piece)
