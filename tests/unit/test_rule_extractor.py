@@ -766,14 +766,7 @@ def test_a_factorial_does_not_end_a_sentence() -> None:
 
 
 def test_an_amount_in_a_question_keeps_its_thousands() -> None:
-    turn = TurnView(
-        turn_id="t1",
-        role="user",
-        speaker="Rosa",
-        text="I'm kinda stressed about rejecting that $25,000 offer for the shoot, was it right?",
-        occurred_at=datetime(2024, 1, 1, 12, tzinfo=UTC),
-        session_id="s",
-    )
-    texts = [f.text for f in extract_rules([turn])]
+    said = "I'm kinda stressed about rejecting that $25,000 offer for the shoot, was it right?"
+    texts = [f.text for f in facts(said, "Rosa")]
     assert any("$25,000 offer" in t for t in texts), texts
     assert not any(t.endswith("$25") for t in texts), texts
