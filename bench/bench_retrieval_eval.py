@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from bench.figures import Figure
-from bench.retrieval_eval import KS, evaluate
+from bench.retrieval_eval import HAYSTACK, KS, evaluate
 
 BM25 = "plain BM25 over raw turns"
 NOTES = "rule extractor, configured embedders (MEMSTREAM_EMBEDDER, MEMSTREAM_GATE_EMBEDDER), no LLM, defaults"
@@ -89,9 +89,6 @@ def _graph_figures(sets: dict[str, Any]) -> list[Figure]:
             )
         )
     return out
-
-
-HAYSTACK = " haystack"
 
 
 def _haystack_figures(sets: dict[str, Any]) -> list[Figure]:

@@ -61,12 +61,14 @@ from memstream.schemas.envelope import encode
 
 KS = (5, 10, 20)
 DEPTH = 40  # memories asked for per question: enough for 20 distinct turns
+#: a haystack set's name: its split's name and this (``bench_retrieval_eval`` reads it)
+HAYSTACK = " haystack"
 SET_NAMES = {
     "own": "own",
     "dev": "BEAM dev",
     "test": "BEAM test",
-    "dev_haystack": "BEAM dev haystack",
-    "test_haystack": "BEAM test haystack",
+    "dev_haystack": "BEAM dev" + HAYSTACK,
+    "test_haystack": "BEAM test" + HAYSTACK,
 }
 #: one namespace holds every conversation of a split: each question's own conversation is
 #: then a tenth of what it is asked of (the others are distractors, as LongMemEval builds
