@@ -46,10 +46,17 @@ class WorkerProcess:
     """A `memstream worker` subprocess with its own data directory and log file."""
 
     def __init__(
-        self, s: Settings, datadir: Path, *, entry: str = "memstream.consumers.cli", **env: str
+        self,
+        s: Settings,
+        datadir: Path,
+        *,
+        entry: str = "memstream.consumers.cli",
+        args: Sequence[str] = (),
+        **env: str,
     ) -> None:
         self.settings = s
         self.entry = entry  # the module run as `python -m ENTRY worker` (a fake's, in a test)
+        self.args = tuple(args)  # more options of `memstream worker`
         self.env = env
         self.datadir = datadir
         self.log = datadir / "worker.log"
@@ -69,6 +76,7 @@ class WorkerProcess:
                     str(self.datadir),
                     "--loglevel",
                     "info",
+                    *self.args,
                 ],
                 env=settings_env(self.settings, **self.env),
                 stdout=out,

@@ -121,6 +121,15 @@ def build_parser() -> argparse.ArgumentParser:
         "$MEMSTREAM_ROLES, else all); repeat it or comma-separate (--role write,api); "
         "README: Topology",
     )
+    p.add_argument(
+        "--restarts",
+        type=int,
+        default=0,
+        metavar="N",
+        help="run the worker as a child process and start it again after a crash, up to N "
+        "times in a row, waiting 1-30 s (default 0: a crash stops it, for a process "
+        "supervisor to restart)",
+    )
     p.set_defaults(fn=cmd_worker)
 
     p = sub.add_parser(
@@ -391,6 +400,7 @@ def main(argv: list[str] | None = None) -> int:
     from memstream.projections.user_sql import UserSQLError
 
     args = build_parser().parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # `worker --restarts` runs them again
     try:
         return int(args.fn(args))
     except ConfigError as e:

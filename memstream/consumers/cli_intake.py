@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 import signal
 import sys
 import time
@@ -292,6 +293,12 @@ def _wait_for_extraction(args: argparse.Namespace, settings: Settings, report: A
 
 def cmd_worker(args: argparse.Namespace) -> int:
     from memstream.core.roles import RoleError
+    from memstream.streams.supervise import (
+        SUPERVISED_ENV,
+        child_command,
+        supervise,
+        without_restarts,
+    )
     from memstream.streams.worker import node_plan, run_worker
 
     settings = _settings(args)
@@ -300,6 +307,11 @@ def cmd_worker(args: argparse.Namespace) -> int:
     except RoleError as e:
         print(f"memstream worker: {e}", file=sys.stderr)
         return 2
+    if args.restarts < 0:
+        print("memstream worker: --restarts must be 0 or more", file=sys.stderr)
+        return 2
+    if args.restarts and not os.environ.get(SUPERVISED_ENV):
+        return supervise(child_command(without_restarts(args.argv)), args.restarts)
     run_worker(
         settings,
         web_port=args.web_port,
