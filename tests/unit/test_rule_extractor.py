@@ -103,6 +103,10 @@ def test_to_third_person_leaves_abbreviations_and_names_alone() -> None:
         ("agreed", "agreed"),  # a past tense in "-eed" ("agreeds" in BEAM's memories)
         ("guaranteed", "guaranteed"),
         ("feed", "feeds"),
+        ("rewrote", "rewrote"),  # a prefixed irregular past ("Maya rewrotes the scene")
+        ("overslept", "overslept"),
+        ("retake", "retakes"),
+        ("record", "records"),
     ],
 )
 def test_third_person_verb(verb: str, expected: str) -> None:

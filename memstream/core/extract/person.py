@@ -50,6 +50,17 @@ _NEGATIONS = {
 }
 
 
+# "rewrote", "overslept", "mistook", "withdrew": a prefix on an irregular past tense
+_PAST_PREFIXES = ("re", "over", "under", "mis", "out", "with", "fore", "up")
+
+
+def _prefixed_past(low: str) -> bool:
+    return any(
+        low.startswith(p) and len(low) - len(p) >= 3 and low[len(p) :] in PAST_OR_FIXED
+        for p in _PAST_PREFIXES
+    )
+
+
 def third_person_verb(verb: str) -> str:
     """'love' -> 'loves', 'study' -> 'studies'; past tense and modals stay as they are."""
     low = verb.lower()
@@ -58,6 +69,7 @@ def third_person_verb(verb: str) -> str:
     if (
         not low.isalpha()
         or low in PAST_OR_FIXED
+        or _prefixed_past(low)
         or low in _NOT_VERB
         or (low.endswith("ed") and (not low.endswith("eed") or low in _PAST_EED))
     ):
