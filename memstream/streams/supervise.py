@@ -8,15 +8,15 @@ worker stayed stopped until someone noticed. The parent starts the same command 
 a crash (any exit but 0, or a signal such as SIGKILL), waiting 1, 2, 4 ... up to 30 seconds
 between starts, at most ``N`` times in a row: a child that ran ``STEADY_SECONDS`` resets
 the count, so a worker that crashes once a day keeps running and one that cannot start
-gives up with the child's status. SIGTERM and SIGINT go to the child, and the parent ends
-with it: a graceful stop is never taken for a crash.
+gives up with the child's status. SIGTERM, SIGINT and SIGHUP go to the child, which runs in
+its own process group so that a Ctrl-C in the terminal reaches it once (through the parent),
+and the parent ends with it: a graceful stop is never taken for a crash.
 
 ``restart_delay`` and ``next_attempt`` are pure; ``supervise`` is the shell.
 """
 
 from __future__ import annotations
 
-import logging
 import os
 import signal
 import subprocess
@@ -26,8 +26,6 @@ import time
 from collections.abc import Mapping, Sequence
 from types import FrameType
 from typing import Final
-
-log = logging.getLogger(__name__)
 
 #: set in the child's environment: the worker it runs is supervised, not a supervisor
 SUPERVISED_ENV: Final = "MEMSTREAM_SUPERVISED"
@@ -53,6 +51,12 @@ def next_attempt(returncode: int, ran_seconds: float, attempts: int, limit: int)
         return None
     n = 1 if ran_seconds >= STEADY_SECONDS else attempts + 1
     return n if n <= limit else None
+
+
+def exit_status(returncode: int) -> int:
+    """A child's return code as this process's exit status: killed by signal N, 128 + N,
+    as a shell reports it (a negative status would wrap around)."""
+    return returncode if returncode >= 0 else 128 - returncode
 
 
 def child_command(argv: Sequence[str]) -> list[str]:
@@ -90,19 +94,20 @@ def supervise(command: Sequence[str], limit: int, env: Mapping[str, str] | None 
         if child is not None and child.poll() is None:
             child.send_signal(signum)
 
-    previous = {s: signal.signal(s, forward) for s in (signal.SIGTERM, signal.SIGINT)}
+    stops = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+    previous = {s: signal.signal(s, forward) for s in stops}
     attempts = 0
     try:
         while True:
             started = time.monotonic()
             child = subprocess.Popen(
-                list(command), env={**(env or os.environ), SUPERVISED_ENV: "1"}
+                list(command), env={**(env or os.environ), SUPERVISED_ENV: "1"}, process_group=0
             )
             if stopping.is_set():  # a signal while the child started: it missed it
                 child.terminate()
             code = child.wait()
             if stopping.is_set():
-                return 0 if code in (0, -signal.SIGTERM, -signal.SIGINT) else code
+                return 0 if code == 0 or -code in stops else exit_status(code)
             attempt = next_attempt(code, time.monotonic() - started, attempts, limit)
             if attempt is None:
                 if code != 0:
@@ -112,7 +117,7 @@ def supervise(command: Sequence[str], limit: int, env: Mapping[str, str] | None 
                         file=sys.stderr,
                         flush=True,
                     )
-                return code
+                return exit_status(code)
             attempts = attempt
             delay = restart_delay(attempt)
             print(

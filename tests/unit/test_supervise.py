@@ -12,6 +12,7 @@ from memstream.streams.supervise import (
     MAX_DELAY,
     STEADY_SECONDS,
     child_command,
+    exit_status,
     next_attempt,
     restart_delay,
     without_restarts,
@@ -63,3 +64,7 @@ def test_the_child_runs_the_same_options_without_restarts() -> None:
     argv = ["worker", "--restarts", "3", "--role", "write", "--restarts=2", "--web-port", "1"]
     assert without_restarts(argv) == ["worker", "--role", "write", "--web-port", "1"]
     assert child_command(["worker"])[0] == sys.executable
+
+
+def test_a_child_killed_by_a_signal_exits_as_a_shell_reports_it() -> None:
+    assert exit_status(-9) == 137 and exit_status(1) == 1 and exit_status(0) == 0
