@@ -293,12 +293,7 @@ def _wait_for_extraction(args: argparse.Namespace, settings: Settings, report: A
 
 def cmd_worker(args: argparse.Namespace) -> int:
     from memstream.core.roles import RoleError
-    from memstream.streams.supervise import (
-        SUPERVISED_ENV,
-        child_command,
-        supervise,
-        without_restarts,
-    )
+    from memstream.streams.supervise import SUPERVISED_ENV, child_command, supervise
     from memstream.streams.worker import node_plan, run_worker
 
     settings = _settings(args)
@@ -311,7 +306,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
         print("memstream worker: --restarts must be 0 or more", file=sys.stderr)
         return 2
     if args.restarts and not os.environ.get(SUPERVISED_ENV):
-        return supervise(child_command(without_restarts(args.argv)), args.restarts)
+        return supervise(child_command(args.argv), args.restarts)
     run_worker(
         settings,
         web_port=args.web_port,

@@ -56,9 +56,10 @@ def wait_for_port(host: str, port: int, timeout: float = 15.0) -> None:
     raise BrokerError(f"broker did not open {host}:{port} within {timeout:.0f}s")
 
 
-def _die_with_parent() -> None:
+def die_with_parent() -> None:
     """In the child before exec: SIGTERM when the process that started it dies (Linux
-    prctl PR_SET_PDEATHSIG), so a killed ``memstream broker`` leaves no broker behind."""
+    prctl PR_SET_PDEATHSIG), so a killed ``memstream broker`` leaves no broker behind (and a
+    killed ``memstream worker --restarts`` no worker: ``streams/supervise.py``)."""
     import ctypes
 
     with contextlib.suppress(OSError, AttributeError):
@@ -115,7 +116,7 @@ class EmbeddedBroker:
             stderr=subprocess.STDOUT,
             env={**os.environ, "RUST_LOG": os.environ.get("RUST_LOG", "warn")},
             start_new_session=True,  # Ctrl-C in a terminal is handled by our stop(), not twice
-            preexec_fn=_die_with_parent if self.die_with_parent else None,
+            preexec_fn=die_with_parent if self.die_with_parent else None,
         )
         try:
             wait_for_port(self.host, self.port, timeout)

@@ -27,7 +27,10 @@ from collections.abc import Mapping, Sequence
 from types import FrameType
 from typing import Final
 
-#: set in the child's environment: the worker it runs is supervised, not a supervisor
+from memstream.infra.broker import die_with_parent
+
+#: set in the child's environment: the worker it runs is supervised, not a supervisor (it
+#: gets the same arguments, ``--restarts`` too)
 SUPERVISED_ENV: Final = "MEMSTREAM_SUPERVISED"
 FIRST_DELAY: Final = 1.0
 MAX_DELAY: Final = 30.0
@@ -69,20 +72,6 @@ def child_command(argv: Sequence[str]) -> list[str]:
     return [sys.executable, sys.argv[0], *argv]
 
 
-def without_restarts(argv: Sequence[str]) -> list[str]:
-    """``argv`` without ``--restarts N`` / ``--restarts=N``: the child does not supervise."""
-    out: list[str] = []
-    skip = False
-    for a in argv:
-        if skip:
-            skip = False
-        elif a == "--restarts":
-            skip = True
-        elif not a.startswith("--restarts="):
-            out.append(a)
-    return out
-
-
 def supervise(command: Sequence[str], limit: int, env: Mapping[str, str] | None = None) -> int:
     """Run ``command`` and start it again after each crash (see the module doc); the exit
     status is the last child's (0 after a stop by signal)."""
@@ -101,7 +90,10 @@ def supervise(command: Sequence[str], limit: int, env: Mapping[str, str] | None 
         while True:
             started = time.monotonic()
             child = subprocess.Popen(
-                list(command), env={**(env or os.environ), SUPERVISED_ENV: "1"}, process_group=0
+                list(command),
+                env={**(env or os.environ), SUPERVISED_ENV: "1"},
+                process_group=0,
+                preexec_fn=die_with_parent,  # a killed supervisor leaves no worker behind
             )
             if stopping.is_set():  # a signal while the child started: it missed it
                 child.terminate()
