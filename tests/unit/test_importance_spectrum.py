@@ -38,7 +38,15 @@ def importance(text: str) -> float:
 
 @pytest.mark.parametrize(
     "text",
-    ["The weather was nice today.", "I had a sandwich for lunch.", "I went for a walk."],
+    [
+        "The weather was nice today.",
+        "I had a sandwich for lunch.",
+        "I went for a walk.",
+        # a thought or a feeling of the moment is no habit
+        "I think the line was long.",
+        "I guess the line was long.",
+        "I'm counting it as a win.",
+    ],
 )
 def test_small_talk_and_trivia_fall_well_below_archival(text: str) -> None:
     assert importance(text) < ARCHIVE_BELOW - 0.05
@@ -117,7 +125,36 @@ def test_out_of_range_channels_are_clamped() -> None:
         "Comet sleeps 20 hours a day.",
         "We move to Lisbon in March.",
         "Leo ate eleven pierogi at the fair.",
+        # what someone does as a rule, what they eat, what they do for a living: asked
+        # about long after, though they name nothing and carry no date
+        "I have type 2 diabetes so I stay away from sugar.",
+        "We grow our own tomatoes.",
+        "I'm vegetarian.",
+        "Says the architect who reads building codes for fun.",
+        "She's on spring break from teaching music at the high school.",
+        "So we have a whole week.",
     ],
 )
 def test_concrete_plain_facts_are_ordinary_not_trivia(text: str) -> None:
     assert importance(text) >= 0.4
+
+
+def test_a_short_answer_is_concrete_by_its_question() -> None:
+    asked = TurnView(
+        turn_id="t1",
+        role="user",
+        speaker="Ana",
+        text="Is there a room for the baby?",
+        occurred_at=AT,
+        session_id="s",
+    )
+    answer = TurnView(
+        turn_id="t2",
+        role="user",
+        speaker="Bo",
+        text="Yes, yellow walls already.",
+        occurred_at=AT,
+        session_id="s",
+    )
+    found = [f for f in extract_rules([asked, answer]) if "t2" in f.source_turn_ids]
+    assert found and max(f.importance for f in found) >= 0.4, found

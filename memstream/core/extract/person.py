@@ -61,18 +61,21 @@ def _prefixed_past(low: str) -> bool:
     )
 
 
+def past_tense(low: str) -> bool:
+    """A lower-case verb form that is past (or fixed: a modal): "went", "rewrote", "tried"."""
+    return (
+        low in PAST_OR_FIXED
+        or _prefixed_past(low)
+        or (low.endswith("ed") and (not low.endswith("eed") or low in _PAST_EED))
+    )
+
+
 def third_person_verb(verb: str) -> str:
     """'love' -> 'loves', 'study' -> 'studies'; past tense and modals stay as they are."""
     low = verb.lower()
     if low in _THIRD_IRREGULAR:
         return _THIRD_IRREGULAR[low]
-    if (
-        not low.isalpha()
-        or low in PAST_OR_FIXED
-        or _prefixed_past(low)
-        or low in _NOT_VERB
-        or (low.endswith("ed") and (not low.endswith("eed") or low in _PAST_EED))
-    ):
+    if not low.isalpha() or past_tense(low) or low in _NOT_VERB:
         return verb
     if low.endswith(("s", "sh", "ch", "x", "z", "o")):
         return verb + "es"

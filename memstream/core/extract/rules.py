@@ -32,6 +32,7 @@ from memstream.core.extract.claims import (
     speaker_key_of,
     user_claims,
 )
+from memstream.core.extract.concrete import concrete as is_concrete
 from memstream.core.extract.coreference import ASSISTANT, LONG_TURN, Session, Where, resolve
 from memstream.core.extract.cues import FIRST_PERSON, SECOND_PERSON_WORDS, classify_worded
 from memstream.core.extract.dates import resolve_dates_worded, undated
@@ -45,8 +46,6 @@ from memstream.core.extract.slots import detect_slot_worded, restated
 from memstream.core.facts import Fact, TurnView
 from memstream.core.hashing import normalize
 from memstream.core.importance import Channels, spectrum
-from memstream.core.signal_patterns import HITS, WORD_WEIGHT
-from memstream.core.signals import SignalRecord as Signal
 from memstream.core.signals import scan
 from memstream.schemas.events import Category, Kind
 
@@ -165,7 +164,9 @@ def _answer_fact(
         kind="note",
         source_turn_ids=(turn.turn_id,),
         subject=speaker_key,
-        importance=_importance(category, False, named, dated.has_date, name, said, said_words),
+        importance=_importance(
+            category, False, named, dated.has_date, name, said, said_words, words_of(question)
+        ),
     )
 
 
@@ -341,53 +342,6 @@ def _fact_of_claim(
     return [replace(fact, kind="note"), event]
 
 
-# words that make a plain statement concrete: counts, and the events of a life
-_NUMBER_WORDS = wordset(
-    "two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty "
-    "hundred hundreds thousand thousands million dozen half"
-)
-_LIFE_WORDS = wordset(
-    "born died passed pregnant married engaged divorced pregnancy surgery surgeon diagnosed "
-    "diagnosis allergic allergy intolerant hospital funeral graduated graduate hired fired "
-    "promoted retired retiring moved moving move adopted adopting injured broke cancer baby "
-    "wedding proposed job offer accepted news started lessons house apartment "
-    # the body: a condition or a reaction is asked about long after ("eyes swell up around cats")
-    "swell swells swelling swollen rash hives itchy sneeze sneezing wheeze wheezing asthma "
-    "asthmatic inhaler epipen migraine migraines diabetes diabetic insulin medication "
-    "medications prescription symptoms "
-    # habits: what someone does every time is asked about, what they did once less so
-    "every usually often daily weekly nightly weekends "
-    # a habit or a way of working changed: "stopped drinking coffee", "works remotely"
-    "stopped anymore remotely"
-)
-_NOT_NAMES = frozenset({"I", "I'm", "I've", "I'll", "I'd", "User"})
-
-
-def _concrete(
-    named: bool, has_date: bool, speaker: str, said: str, words: frozenset[str], found: Signal
-) -> bool:
-    """Something in the claim a question could ask about: a name (not the speaker's), a
-    number, a date that is more than "today", or an event of a life (a birth, a move)."""
-    if named or any(ch.isdigit() for ch in said):
-        return True
-    if not _NUMBER_WORDS.isdisjoint(words) or not _LIFE_WORDS.isdisjoint(words):
-        return True
-    if has_date and (
-        not found.temporal or any(e.pattern != "relative_day" for e in found.temporal)
-    ):
-        return True
-    # a capitalised word: a name the entity finder did not know (the first word only when
-    # it is no common word: "Felix is seeing someone", not "The line was long")
-    return any(
-        w[:1].isupper()
-        and w not in _NOT_NAMES
-        and w != speaker
-        and (i > 0 or (w.lower() not in WORD_WEIGHT and w not in HITS))  # "Lovely": a cue
-        for i, w in enumerate(said.split())
-        if w[:1].isalpha()
-    )
-
-
 def _importance(
     category: Category,
     has_slot: bool,
@@ -396,10 +350,12 @@ def _importance(
     speaker: str,
     said: str,
     words: frozenset[str],
+    context: frozenset[str] = frozenset(),
 ) -> float:
     """The importance spectrum (``core.importance``): the claim's band by category, slot and
     what is concrete in it, placed by the signal scan's channels of the claim as said and
-    its emphasis."""
+    its emphasis. ``context``: words of the question a short answer answers ("Is there a
+    room for the baby?" makes "Yes, yellow walls already." concrete)."""
     emphasis = not _EMPHASIS_WORDS.isdisjoint(words) or (
         words >= _SO_MUCH and _EMPHASIS_ANY.found(said)
     )
@@ -410,7 +366,7 @@ def _importance(
         found.importance.reward,
         found.importance.attention,
     )
-    concrete = _concrete(named, has_date, speaker, said, words, found)
+    concrete = is_concrete(named, has_date, speaker, said, words | context, found)
     return spectrum(category, channels, has_slot=has_slot, concrete=concrete, emphasis=emphasis)
 
 
