@@ -30,6 +30,8 @@ IMPORTANT = (
     "I'm allergic to penicillin, please never forget that.",
 )
 EVERYDAY = "I take the 7:40 train to work."  # mid importance: neither trivia nor kept
+# a habit names nothing and has no date, yet it is asked about long after: not trivia
+HABIT = "I stay away from sugar."
 # a weak remark, then news in the same session: the news captures the remark's tag
 CAPTURED = "I had a bagel with my coffee this morning."
 NEWS = "Big news: I got engaged to Priya last night, we are getting married in June!"
@@ -78,6 +80,7 @@ async def test_small_talk_is_archived_after_a_year_and_the_rest_stays(
                 await p.publish(_turn(ns, i, text, T0 + timedelta(minutes=i)))
             for i, text in enumerate((CAPTURED, NEWS), start=7):
                 await p.publish(_in_session(ns, i, text, T0 + timedelta(hours=2, minutes=i)))
+            await p.publish(_turn(ns, 10, HABIT, T0 + timedelta(minutes=10)))
             # after "I went for a walk." (turn 1, session s1)
             await p.publish(
                 _turn(ns, 20, REPLY, T0 + timedelta(minutes=1, seconds=30), "assistant")
@@ -86,7 +89,7 @@ async def test_small_talk_is_archived_after_a_year_and_the_rest_stays(
             own,
             ns,
             lambda g: (
-                len(_created(g)) >= 10
+                len(_created(g)) >= 11
                 and any(e.type == "TagCaptured" for e in g)
                 and any(e.payload.subject == "assistant" for e in _created(g))
             ),
@@ -103,6 +106,8 @@ async def test_small_talk_is_archived_after_a_year_and_the_rest_stays(
         assert len(trivial) == 3 and len(kept) == 3, {t: m.importance for t, m in created.items()}
         [everyday] = [m for m in created.values() if "7:40 train" in m.text]
         assert 0.3 <= everyday.importance < 0.6, everyday.importance
+        [habit] = [m for m in created.values() if "sugar" in m.text]
+        assert 0.3 <= habit.importance < 0.6, habit.importance
         assert captured.importance < 0.3, captured.importance
         [capture] = [e.payload for e in log if e.type == "TagCaptured"]
         assert (capture.memory_id, capture.captured_by) == (captured.memory_id, news.memory_id)
@@ -141,6 +146,9 @@ async def test_small_talk_is_archived_after_a_year_and_the_rest_stays(
         assert fade.producer == "tier-keeper" and fade.payload.evidence["idle_days"] > 365
         assert fade.payload.evidence["retention"] < 0.1 and fade.payload.evidence["q_value"] == 0.5
         assert everyday.memory_id not in {
+            e.payload.memory_id for e in log if e.type == "MemoryArchived"
+        }
+        assert habit.memory_id not in {
             e.payload.memory_id for e in log if e.type == "MemoryArchived"
         }
         # the reply: as trivial by importance, a year old, never recalled: not archived
