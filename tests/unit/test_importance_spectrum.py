@@ -5,7 +5,11 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from memstream.core.extract.concrete import habitual
+from memstream.core.extract.person import PAST_OR_FIXED
 from memstream.core.extract.rules import extract_rules
 from memstream.core.facts import Fact, TurnView
 from memstream.core.importance import (
@@ -140,21 +144,25 @@ def test_concrete_plain_facts_are_ordinary_not_trivia(text: str) -> None:
 
 
 def test_a_short_answer_is_concrete_by_its_question() -> None:
-    asked = TurnView(
-        turn_id="t1",
-        role="user",
-        speaker="Ana",
-        text="Is there a room for the baby?",
-        occurred_at=AT,
-        session_id="s",
-    )
-    answer = TurnView(
-        turn_id="t2",
-        role="user",
-        speaker="Bo",
-        text="Yes, yellow walls already.",
-        occurred_at=AT,
-        session_id="s",
-    )
-    found = [f for f in extract_rules([asked, answer]) if "t2" in f.source_turn_ids]
+    said = [("Ana", "Is there a room for the baby?"), ("Bo", "Yes, yellow walls already.")]
+    turns = [
+        TurnView(
+            turn_id=f"t{i}", role="user", speaker=who, text=text, occurred_at=AT, session_id="s"
+        )
+        for i, (who, text) in enumerate(said)
+    ]
+    found = [f for f in extract_rules(turns) if "t1" in f.source_turn_ids]
     assert found and max(f.importance for f in found) >= 0.4, found
+
+
+_TAIL = st.lists(st.sampled_from(["the", "store", "sugar", "music", "a", "walk", "today"]))
+
+
+@given(verb=st.sampled_from(sorted(PAST_OR_FIXED)), tail=_TAIL)
+def test_a_past_or_a_modal_after_i_is_no_habit(verb: str, tail: list[str]) -> None:
+    assert not habitual(" ".join(["I", verb, *tail]))
+
+
+@given(verb=st.sampled_from(["stay", "teach", "grow", "run", "play", "volunteer"]), tail=_TAIL)
+def test_a_present_verb_after_i_or_we_is_a_habit(verb: str, tail: list[str]) -> None:
+    assert habitual(" ".join(["I", verb, *tail])) and habitual(" ".join(["We", verb, *tail]))
