@@ -54,6 +54,8 @@ _WORK_WORDS = wordset(
     "volunteer volunteers volunteering freelance freelancer intern internship career "
     "profession occupation shift shifts"
 )
+# one lookup for all three: every claim of every turn is tested
+_CONCRETE_WORDS = _NUMBER_WORDS | _LIFE_WORDS | _WORK_WORDS
 # verbs after "I" / "we" that say what someone thinks, wants or says now, not what they do
 _NOT_HABIT = wordset(
     "think guess hope know mean feel want wish wonder believe suppose see agree understand "
@@ -84,11 +86,7 @@ def concrete(
     or a habit. ``words`` may hold more than ``said``'s: a short answer's question."""
     if named or any(ch.isdigit() for ch in said):
         return True
-    if (
-        not _NUMBER_WORDS.isdisjoint(words)
-        or not _LIFE_WORDS.isdisjoint(words)
-        or not _WORK_WORDS.isdisjoint(words)
-    ):
+    if not _CONCRETE_WORDS.isdisjoint(words):
         return True
     if has_date and (
         not found.temporal or any(e.pattern != "relative_day" for e in found.temporal)

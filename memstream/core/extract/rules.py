@@ -366,7 +366,9 @@ def _importance(
         found.importance.reward,
         found.importance.attention,
     )
-    concrete = is_concrete(named, has_date, speaker, said, words | context, found)
+    concrete = is_concrete(
+        named, has_date, speaker, said, words | context if context else words, found
+    )
     return spectrum(category, channels, has_slot=has_slot, concrete=concrete, emphasis=emphasis)
 
 
