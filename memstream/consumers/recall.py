@@ -54,6 +54,7 @@ from memstream.core.recall_gate import (
 )
 from memstream.core.relation_alias import aliases, names_relation, rewrites
 from memstream.core.relations import edges_of
+from memstream.core.replacement import current_first, newer_of
 from memstream.core.replies import REPLY_FACTOR, REPLY_RELATION, is_reply, paired
 from memstream.core.rescoring import (
     ARCHIVED_FACTOR,
@@ -466,6 +467,10 @@ class RecallService:
             answer, graph = self._replies(namespace, top, states, admit, k)
         else:
             answer, graph = self._graph(namespace, intent.kind, top, states, admit, k)
+            if point_in_time is None and "superseded" not in statuses:
+                # the present asked about: a change first; a question about a time (or the
+                # history) keeps what held then where it ranked
+                answer = self._current_first(namespace, answer, states, admit, k)
         explains = {s.memory_id: s.explain for s in top}
         whole = (
             query_vectors[0]
@@ -678,6 +683,36 @@ class RecallService:
             "hops": hops,
             "reached": [r.memory_id for r in reached],
         }
+
+    def _current_first(
+        self,
+        namespace: str,
+        answer: list[tuple[str, float, Reached | None]],
+        states: dict[str, MemoryState],
+        admit: Callable[[str], bool],
+        k: int,
+    ) -> list[tuple[str, float, Reached | None]]:
+        """A memory that a change said later supersedes ("... instead of Dagster") comes
+        right after the change (``core.replacement``); ``states`` gains the changes."""
+        ids = [mid for mid, _s, _r in answer if mid in states and states[mid].status == "active"]
+        newer = newer_of(ids, {m: states[m].relations for m in ids})
+        if not newer:
+            return answer
+        self._load(namespace, [n for ns in newer.values() for n, _c in ns], states)
+        via = {mid: r for mid, _s, r in answer}
+        placed = current_first(
+            [(mid, score) for mid, score, _r in answer],
+            newer,
+            lambda mid: mid in states and admit(mid),
+        )
+        return [
+            (
+                mid,
+                score,
+                via.get(mid) if hop is None else Reached(mid, hop.target, (hop,), hop.confidence),
+            )
+            for mid, score, hop in placed
+        ][:k]
 
     def _load(self, namespace: str, ids: Sequence[str], states: dict[str, MemoryState]) -> None:
         """``states`` gains the memories of ``ids`` it lacks, read from the store."""

@@ -21,6 +21,7 @@ from memstream.core.relations import (
     opens_with_consequence,
     to_prune,
 )
+from memstream.core.replacement import replaced_values, replacement_proposals
 from memstream.core.replies import is_reply
 from memstream.schemas.envelope import DEFAULT_LIMITS, Envelope, Limits, make_event
 from memstream.schemas.events import (
@@ -92,7 +93,27 @@ def proposals_for(
         *causal_proposals(new, known, before, config),
         *elaboration_proposals(new, [_known(memory, m) for m in near if m != p.memory_id]),
         *entity_proposals(new, naming, config),
+        *_replacements(memory, new, near, naming),
     ]
+
+
+def _replacements(
+    memory: NamespaceMemory,
+    new: NewMemory,
+    near: Sequence[str],
+    naming: dict[str, list[str]],
+) -> list[Proposal]:
+    """``supersedes`` edges to what a change said in passing replaced (``core.replacement``):
+    among the memories naming the new one's entities and its nearest, oldest first."""
+    if not replaced_values(new.text):
+        return []
+    ids = {m for ms in naming.values() for m in ms} | set(near)
+    ids.discard(new.memory_id)
+    earlier = sorted(
+        (m for m in ids if m in memory.states and memory.states[m].active),
+        key=lambda m: (memory.states[m].created_at, m),
+    )
+    return replacement_proposals(new, [_known(memory, m) for m in earlier])
 
 
 def declared_cause(cause: str, effect: str, extraction: Any) -> Proposal:

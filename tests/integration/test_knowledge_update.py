@@ -205,3 +205,52 @@ def test_a_plan_called_off_or_moved_is_superseded(
         found = mem.recall(question, namespace=ns)
     top = [r["text"] for r in found["results"]]
     assert top and answer in top[0] and old not in top, top
+
+
+def test_a_change_said_in_passing_answers_before_what_it_replaced(
+    settings: Settings, worker: WorkerProcess
+) -> None:
+    """Tried as a new user would: after "we decided to use Prefect instead of Dagster",
+    "which tool are we migrating to?" answered the manager's Dagster plan first and the
+    change not at all. No slot holds a tool: the change supersedes the plan by an edge
+    (core/replacement.py), the plan stays active as the history, and recall puts the
+    change right before it, the edge in its explanation."""
+    ns = f"ku-instead-{int(time.time() * 1000) % 10**9}"
+    plan = "My manager wants me to migrate our pipelines from Airflow to Dagster by June."
+    change = "Quick update: we decided to use Prefect instead of Dagster, the team found it easier."
+    with Memory(settings=settings) as mem:
+        for session, at, text in (("s1", JANUARY, plan), ("s2", MARCH, change)):
+            mem.add(
+                [{"role": "user", "content": text, "speaker": "Maya"}],
+                namespace=ns,
+                run_id=session,
+                occurred_at=at,
+            )
+        rows = eventually(
+            lambda: mem.get_all(namespace=ns)["results"],
+            lambda found: any("Prefect" in r["memory"] for r in found),
+        )
+        (old,) = [r for r in rows if "Dagster by June" in r["memory"]]
+        (new,) = [r for r in rows if "Prefect" in r["memory"]]
+        events = eventually(
+            lambda: mem.history(old["id"], namespace=ns),
+            lambda found: any(e["type"] == "RelationAdded" for e in found),
+        )
+        projected(settings)
+        found = mem.recall("Which tool are we migrating the pipelines to?", namespace=ns)
+        assert mem.get(old["id"], namespace=ns)["status"] == "active"  # the history stays
+    (edge,) = [
+        e["payload"]
+        for e in events
+        if e["type"] == "RelationAdded" and e["payload"]["rule"] == "replacement"
+    ]
+    assert (edge["memory_id"], edge["target_id"], edge["relation"]) == (
+        new["id"],
+        old["id"],
+        "supersedes",
+    ), edge
+    assert edge["evidence"] == {"replaced": "Dagster"}, edge
+    ids = [r["memory_id"] for r in found["results"]]
+    assert ids[:2] == [new["id"], old["id"]], [r["text"] for r in found["results"]]
+    (hop,) = found["results"][0]["explain"]["graph"]["path"]
+    assert hop == {"from": new["id"], "relation": "supersedes", "to": old["id"], "confidence": 0.8}
