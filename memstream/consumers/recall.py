@@ -69,7 +69,8 @@ from memstream.core.rescoring import (
 from memstream.core.retention import RetentionModel
 from memstream.core.scoped_feedback import factor as scoped_factor
 from memstream.core.scoped_feedback import query_key
-from memstream.core.scoring import Candidate, ScoringContext, score_all
+from memstream.core.scoring import Candidate, Scored, ScoringContext, score_all
+from memstream.core.sibling_order import by_own_words, own_match
 from memstream.core.slot_questions import LIFT as SLOT_LIFT
 from memstream.core.sparse import BM25Encoder
 from memstream.core.standing_instructions import (
@@ -82,6 +83,7 @@ from memstream.core.standing_instructions import (
     is_lookup,
     preference_of,
 )
+from memstream.core.tokens import tokenize
 from memstream.projections.retrieval import Hit, RetrievalStore
 from memstream.schemas._fields import utc_now
 from memstream.schemas.errors import EventValidationError
@@ -452,6 +454,7 @@ class RecallService:
             times=times,
             time_scale=scale,
         )
+        top = self._own_order(query, query_vectors[0], top, vectors, sources, states)
 
         def admit(mid: str) -> bool:
             st = states.get(mid)
@@ -470,7 +473,7 @@ class RecallService:
             if point_in_time is None and "superseded" not in statuses:
                 # the present asked about: a change first; a question about a time (or the
                 # history) keeps what held then where it ranked
-                answer = self._current_first(namespace, answer, states, admit, k)
+                answer = self._current_first(namespace, answer, states, admit, k, intent.entities)
         explains = {s.memory_id: s.explain for s in top}
         whole = (
             query_vectors[0]
@@ -691,19 +694,29 @@ class RecallService:
         states: dict[str, MemoryState],
         admit: Callable[[str], bool],
         k: int,
+        names: Sequence[str],
     ) -> list[tuple[str, float, Reached | None]]:
         """A memory that a change said later supersedes ("... instead of Dagster") comes
-        right after the change (``core.replacement``); ``states`` gains the changes."""
+        right after the change (``core.replacement``), or right before it when the question
+        names someone or something only that memory says ("who is Tomas?" is not about the
+        tool Tomas chose); ``states`` gains the changes."""
         ids = [mid for mid, _s, _r in answer if mid in states and states[mid].status == "active"]
         newer = newer_of(ids, {m: states[m].relations for m in ids})
         if not newer:
             return answer
         self._load(namespace, [n for ns in newer.values() for n, _c in ns], states)
         via = {mid: r for mid, _s, r in answer}
+        asked = [n.casefold() for n in names]
+
+        def first(new: str, old: str) -> bool:
+            said, was = states[new].text.casefold(), states[old].text.casefold()
+            return not any(n in was and n not in said for n in asked)
+
         placed = current_first(
             [(mid, score) for mid, score, _r in answer],
             newer,
             lambda mid: mid in states and admit(mid),
+            first,
         )
         return [
             (
@@ -752,6 +765,34 @@ class RecallService:
         answer = paired(ranked, replies_of, k)
         added = [mid for mid, _s, via in answer if via is not None]
         return answer, ({"relation": REPLY_RELATION, "added": added} if added else {})
+
+    def _own_order(
+        self,
+        query: str,
+        qv: Any,
+        top: list[Scored],
+        vectors: dict[str, Any],
+        sources: dict[str, tuple[str, ...]],
+        states: dict[str, MemoryState],
+    ) -> list[Scored]:
+        """The memories of one turn in the order their own words answer
+        (``core.sibling_order``): a turn's context is in every one's match."""
+        ids = [s.memory_id for s in top]
+        turns = [frozenset(sources.get(mid, ())) for mid in ids]
+        shared = {mid for mid, t in zip(ids, turns, strict=True) if t and turns.count(t) > 1}
+        if not shared:
+            return top
+        asked = normed(qv)
+        words = tokenize(query, stem=True)
+        match = {
+            mid: own_match(
+                words,
+                tokenize(states[mid].text, stem=True),
+                cosine_normed(*asked, *self._normed(vectors[mid])) if mid in vectors else 0.0,
+            )
+            for mid in shared
+        }
+        return by_own_words(top, ids, {m: sources[m] for m in shared}, match)
 
     def _match(
         self,

@@ -148,20 +148,30 @@ def current_first(
     ranked: Sequence[tuple[str, float]],
     newer: Mapping[str, Sequence[tuple[str, float]]],
     admit: Callable[[str], bool],
+    first: Callable[[str, str], bool] = lambda _new, _old: True,
 ) -> list[tuple[str, float, Hop | None]]:
     """``ranked`` (memory id, score; best first) with each memory that supersedes a ranked
     one (``newer``: old -> [(new, confidence)]; a change of a change too) placed right
-    before it, at its score: (id, score, the edge it was placed by, or None). A memory
-    ranked higher already keeps its place; one further down moves up."""
+    before it, at its score: (id, score, the edge it was placed by, or None); right after
+    it where ``first(new, old)`` says the question is about more than the change (a name
+    only the old memory says). A memory ranked higher already keeps its place; one further
+    down moves up."""
     out: list[tuple[str, float, Hop | None]] = []
     placed: set[str] = set()
 
     def put(mid: str, score: float, hop: Hop | None) -> None:
         placed.add(mid)  # before its changes: a cycle of edges ends here
+        later: list[tuple[str, float, Hop]] = []
         for n, confidence in sorted(newer.get(mid, ())):
             if n not in placed and admit(n):
-                put(n, score, Hop(n, "supersedes", mid, confidence))
+                edge = Hop(n, "supersedes", mid, confidence)
+                if first(n, mid):
+                    put(n, score, edge)
+                else:
+                    placed.add(n)
+                    later.append((n, score, edge))
         out.append((mid, score, hop))
+        out.extend(later)
 
     for mid, score in ranked:
         if mid not in placed:

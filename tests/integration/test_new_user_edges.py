@@ -15,7 +15,7 @@ import pytest
 
 from memstream.consumers.client import Memory, MemstreamError
 from memstream.infra.settings import Settings
-from tests.harness import WorkerProcess, memstream
+from tests.harness import WorkerProcess, memstream, projected
 
 pytestmark = pytest.mark.integration
 
@@ -223,3 +223,27 @@ def test_update_re_derives_entities(settings: Settings, ns: str) -> None:
                 break
             time.sleep(0.3)
         assert "Braga" in now["entities"] and "Porto" not in now["entities"], now["entities"]
+
+
+def test_the_memory_that_says_it_answers_for_its_turn(settings: Settings) -> None:
+    """Tried as a new user would: "Hi! I'm Kim. I just started a new job ..." gave two
+    memories searched with the same turn, and "Kim's name is Kim" ranked first for "when
+    did Kim start the job?". The memory whose own words answer now stands first for the
+    turn (core/sibling_order.py)."""
+    name = f"edges-siblings-{random.randrange(10**8)}"
+    text = "Hi! I'm Kim. I just started a new job as a data engineer at Helios Bank."
+    with Memory(settings=settings) as mem:
+        mem.add(
+            [{"role": "user", "content": text, "speaker": "Kim"}],
+            user_id=name,
+            run_id="s1",
+            occurred_at=T0,
+        )
+        deadline = time.monotonic() + 45
+        while len(mem.get_all(user_id=name)["results"]) < 2 and time.monotonic() < deadline:
+            time.sleep(0.5)
+        projected(settings)
+        found = mem.recall("When did Kim start the job?", namespace=name)
+    texts = [r["text"] for r in found["results"]]
+    assert len(texts) >= 2 and "Kim's name is Kim" in texts, texts
+    assert "started a new job" in texts[0], texts

@@ -106,6 +106,14 @@ def test_recall_places_the_change_right_before_what_it_supersedes() -> None:
     assert [m for m, _s, _h in kept] == ["x", "old", "y", "new"]
 
 
+def test_a_question_about_a_name_only_the_old_memory_says_gets_the_change_after_it() -> None:
+    newer = {"old": [("new", 0.8)]}
+    ranked = [("old", 0.9), ("y", 0.7)]
+    placed = current_first(ranked, newer, lambda _m: True, lambda _n, _o: False)
+    assert [m for m, _s, _h in placed] == ["old", "new", "y"]
+    assert placed[1][2] == Hop("new", "supersedes", "old", 0.8)
+
+
 _IDS = st.lists(st.sampled_from("abcdefgh"), min_size=1, max_size=8, unique=True)
 
 
