@@ -1,4 +1,5 @@
-"""Questions that ask for a profile slot: where someone lives, where or as what they work.
+"""Questions that ask for a profile slot: where someone lives, where or as what they work,
+when their birthday is.
 
 "Where does Lena live now?" shares no word with "Lena moved into a two-bedroom in Ballard,
 Seattle", but the write path put that memory in the ``location`` slot (``core.extract.
@@ -41,6 +42,15 @@ _ASKS: Final[tuple[tuple[frozenset[str], re.Pattern[str]], ...]] = (
             r"\b(?:do|does|did) (?:\w+(?:'s)? ){1,3}(?:do )?for (?:a )?(?:living|work)\b"
             r"|\bwhere (?:does|do|did|is|was) (?:\w+(?:'s)? ){1,3}(?:work|working|employed)\b"
             r"|\b(?:job|occupation|profession|employer|role|position|title)\b",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        # "When is Mia's birthday?" for "Mia turns 7 on March 3rd"; "how old is Mia?" too
+        frozenset({"birthday", "age"}),
+        re.compile(
+            r"\b(?:when|what (?:day|date|month))\b[^?]*\bbirthday\b"
+            r"|\bwhen (?:was|were|is|are) (?:\w+(?:'s)? ){1,3}born\b|\bhow old\b",
             re.IGNORECASE,
         ),
     ),

@@ -225,7 +225,9 @@ def test_update_re_derives_entities(settings: Settings, ns: str) -> None:
         assert "Braga" in now["entities"] and "Porto" not in now["entities"], now["entities"]
 
 
-def test_the_memory_that_says_it_answers_for_its_turn(settings: Settings) -> None:
+def test_the_memory_that_says_it_answers_for_its_turn(
+    settings: Settings, worker: WorkerProcess
+) -> None:
     """Tried as a new user would: "Hi! I'm Kim. I just started a new job ..." gave two
     memories searched with the same turn, and "Kim's name is Kim" ranked first for "when
     did Kim start the job?". The memory whose own words answer now stands first for the
@@ -247,3 +249,33 @@ def test_the_memory_that_says_it_answers_for_its_turn(settings: Settings) -> Non
     texts = [r["text"] for r in found["results"]]
     assert len(texts) >= 2 and "Kim's name is Kim" in texts, texts
     assert "started a new job" in texts[0], texts
+
+
+def test_a_birthday_said_as_an_age_answers_when_the_birthday_is(
+    settings: Settings, worker: WorkerProcess
+) -> None:
+    """Tried as a new user would: "Mia turns 7 on March 3rd" held no birthday, and "when
+    is Mia's birthday?" ranked it below three others; "the Saturday after her birthday"
+    became "the on 15 February 2025 after her birthday"."""
+    name = f"edges-birthday-{random.randrange(10**8)}"
+    said = [
+        "My daughter Mia turns 7 on March 3rd. She's obsessed with dinosaurs.",
+        "We're thinking of going to the museum the Saturday after her birthday.",
+        "The museum has a new dinosaur hall, Mia wants to be a paleontologist now.",
+    ]
+    with Memory(settings=settings) as mem:
+        mem.add(
+            [{"role": "user", "content": t, "speaker": "Leo"} for t in said],
+            user_id=name,
+            run_id="s1",
+            occurred_at=T0,
+        )
+        deadline = time.monotonic() + 45
+        while len(mem.get_all(user_id=name)["results"]) < 4 and time.monotonic() < deadline:
+            time.sleep(0.5)
+        texts = {r["memory"] for r in mem.get_all(user_id=name)["results"]}
+        projected(settings)
+        found = mem.recall("When is Mia's birthday?", namespace=name)
+    assert any("the Saturday after her birthday" in t for t in texts), texts
+    top = [r["text"] for r in found["results"]][:2]
+    assert "Leo's daughter Mia turns 7 on March 3rd" in top, top

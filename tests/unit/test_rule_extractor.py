@@ -379,6 +379,22 @@ def test_a_weekday_in_a_title_is_not_a_date() -> None:
     )
 
 
+def test_a_weekday_counted_from_another_event_is_not_a_date() -> None:
+    """Tried as a new user would: "the Saturday after her birthday" became "the on 6 May
+    2023 after her birthday", the Saturday after the day it was said."""
+    said = only("We're going to the museum the Saturday after her birthday.")
+    assert said.text == "User and others are going to the museum the Saturday after her birthday"
+    assert said.valid_from is None
+
+
+def test_turning_an_age_on_a_day_says_a_birthday() -> None:
+    fact = only("My daughter Mia turns 7 on March 3rd.")
+    assert fact.text == "User's daughter Mia turns 7 on March 3rd"
+    assert detect_slot(fact.text, "User", "user") == ("user's daughter", "birthday")
+    assert detect_slot("Mia turns 7 on March 3rd", "User", "user") == ("mia", "birthday")
+    assert detect_slot("The store turned 10 on Monday", "User", "user") is None
+
+
 def test_a_task_by_a_date_is_due_then() -> None:
     fact = only("I need to renew my passport by Friday.")
     assert fact.category == "commitment" and fact.text.endswith("by 12 May 2023")

@@ -12,3 +12,11 @@ def test_where_someone_lives_or_works_is_a_slot_question() -> None:
     assert asked_slots("Where was Rosa working in July 2024?") == {"employer", "job_title"}
     assert asked_slots("What did Lena bake for her mother's birthday?") == frozenset()
     assert asked_slots("Where did we leave the keys?") == frozenset()
+
+
+def test_when_a_birthday_is_or_how_old_someone_is_is_a_slot_question() -> None:
+    assert asked_slots("When is Mia's birthday?") == {"birthday", "age"}
+    assert asked_slots("What date is Leo's daughter's birthday?") == {"birthday", "age"}
+    assert asked_slots("When was Mia born?") == {"birthday", "age"}
+    assert asked_slots("How old is Mia?") == {"birthday", "age"}
+    assert asked_slots("What did Lena bake for her mother's birthday?") == frozenset()

@@ -52,6 +52,12 @@ _SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ),
         ("birthday", _SUBJ.replace(r"\s+" + ADVERB + "*", "") + r"'s birthday is\b"),
         ("birthday", _SUBJ + r"(?:was|were) born on\b"),
+        # "Mia turns 7 on March 3rd", "my daughter Mia turns 7 on ...": the day is the birthday
+        (
+            "birthday",
+            _SUBJ.replace("(?P<group>", r"(?: (?-i:[A-Z])[\w.-]*)?(?P<group>")
+            + r"(?:turns|will turn|is turning|turned) \d{1,3}(?: years old)? on\b",
+        ),
         (
             "age",
             _SUBJ
@@ -234,6 +240,7 @@ _SLOT_GATES = Gates(
         gate("phone|cell|mobile"),
         gate("birthday is"),
         gate("born on"),
+        gate("turns|turn|turning|turned", also=gate("on")),
         gate(digit=True),
         gate("age is"),
         gate("|".join(f"{job}|{job}s" for job in JOBS.split("|"))),
