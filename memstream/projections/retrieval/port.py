@@ -240,6 +240,10 @@ class Scope:
     # only these memories (a category tree filter resolved to its members)
     memory_ids: tuple[str, ...] | None = None
     _ids: frozenset[str] | None = field(default=None, init=False, repr=False, compare=False)
+    # admits() runs for every hit of a search: the pairs are worked out once
+    _conditions: tuple[tuple[str, tuple[str, ...]], ...] = field(
+        default=(), init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         _check_namespace(self.namespace)
@@ -258,13 +262,21 @@ class Scope:
             raise ValueError("valid_at must be a finite epoch time")
         if self.memory_ids is not None:  # admits() tests each hit against them
             object.__setattr__(self, "_ids", frozenset(self.memory_ids))
+        pairs = (
+            ("status", self.statuses),
+            ("tier", self.tiers),
+            ("category", self.categories),
+            ("kind", self.kinds),
+            ("memory_id", self.memory_ids),
+        )
+        object.__setattr__(self, "_conditions", tuple((k, v) for k, v in pairs if v is not None))
 
     def admits(self, raw: Mapping[str, Any]) -> bool:
         """The same test in Python, on a stored payload: re-checks payloads read after the
         search (a concurrent write may have changed them in between)."""
         if raw.get(TENANT_FIELD) != self.namespace:
             return False
-        for key, values in self.keyword_conditions():
+        for key, values in self._conditions:
             allowed = self._ids if key == "memory_id" and self._ids is not None else values
             if raw.get(key) not in allowed:
                 return False
@@ -278,14 +290,7 @@ class Scope:
 
     def keyword_conditions(self) -> list[tuple[str, tuple[str, ...]]]:
         """(field, allowed values) pairs besides the namespace."""
-        pairs = [
-            ("status", self.statuses),
-            ("tier", self.tiers),
-            ("category", self.categories),
-            ("kind", self.kinds),
-            ("memory_id", self.memory_ids),
-        ]
-        return [(k, v) for k, v in pairs if v is not None]
+        return list(self._conditions)
 
 
 class ModelIdentity(Protocol):
