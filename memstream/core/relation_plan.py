@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from memstream.core.namespace_memory import NamespaceMemory
+from memstream.core.new_value import new_amounts, new_value_proposals
 from memstream.core.relations import (
     Known,
     NewMemory,
@@ -103,9 +104,10 @@ def _replacements(
     near: Sequence[str],
     naming: dict[str, list[str]],
 ) -> list[Proposal]:
-    """``supersedes`` edges to what a change said in passing replaced (``core.replacement``):
-    among the memories naming the new one's entities and its nearest, oldest first."""
-    if not replaced_values(new.text):
+    """``supersedes`` edges to what a change said in passing replaced (``core.replacement``)
+    or a quantity that moved (``core.new_value``): among the memories naming the new one's
+    entities and its nearest, oldest first."""
+    if not replaced_values(new.text) and not new_amounts(new.text):
         return []
     ids = {m for ms in naming.values() for m in ms} | set(near)
     ids.discard(new.memory_id)
@@ -113,7 +115,8 @@ def _replacements(
         (m for m in ids if m in memory.states and memory.states[m].active),
         key=lambda m: (memory.states[m].created_at, m),
     )
-    return replacement_proposals(new, [_known(memory, m) for m in earlier])
+    known = [_known(memory, m) for m in earlier]
+    return [*replacement_proposals(new, known), *new_value_proposals(new, known)]
 
 
 def declared_cause(cause: str, effect: str, extraction: Any) -> Proposal:

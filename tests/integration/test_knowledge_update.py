@@ -254,3 +254,43 @@ def test_a_change_said_in_passing_answers_before_what_it_replaced(
     assert ids[:2] == [new["id"], old["id"]], [r["text"] for r in found["results"]]
     (hop,) = found["results"][0]["explain"]["graph"]["path"]
     assert hop == {"from": new["id"], "relation": "supersedes", "to": old["id"], "confidence": 0.8}
+
+
+def test_a_quantity_that_moved_answers_before_the_old_number(
+    settings: Settings, worker: WorkerProcess
+) -> None:
+    """Tried as a new user would: after "I'm down to one cup of coffee a day", "how much
+    coffee does Maya drink?" answered "five cups a day" first. The new amount supersedes the
+    earlier number of the same measure by an edge (core/new_value.py); the old one stays,
+    as the history, right after it."""
+    ns = f"ku-amount-{int(time.time() * 1000) % 10**9}"
+    before = "I've been drinking way too much coffee lately, like five cups a day."
+    after = "Update: I'm down to one cup of coffee a day and I feel much better."
+    with Memory(settings=settings) as mem:
+        for session, at, text in (("s1", JANUARY, before), ("s2", MARCH, after)):
+            mem.add(
+                [{"role": "user", "content": text, "speaker": "Maya"}],
+                namespace=ns,
+                run_id=session,
+                occurred_at=at,
+            )
+        rows = eventually(
+            lambda: mem.get_all(namespace=ns)["results"],
+            lambda found: any("one cup" in r["memory"] for r in found),
+        )
+        (old,) = [r for r in rows if "five cups" in r["memory"]]
+        (new,) = [r for r in rows if "one cup" in r["memory"]]
+        events = eventually(
+            lambda: mem.history(old["id"], namespace=ns),
+            lambda found: any(e["type"] == "RelationAdded" for e in found),
+        )
+        projected(settings)
+        found = mem.recall("How much coffee does Maya drink?", namespace=ns)
+    (edge,) = [
+        e["payload"]
+        for e in events
+        if e["type"] == "RelationAdded" and e["payload"]["rule"] == "new_value"
+    ]
+    assert (edge["memory_id"], edge["target_id"]) == (new["id"], old["id"]), edge
+    ids = [r["memory_id"] for r in found["results"]]
+    assert ids[:2] == [new["id"], old["id"]], [r["text"] for r in found["results"]]
