@@ -32,6 +32,7 @@ from memstream.core.decompose import decompose
 from memstream.core.embedding import Embedder
 from memstream.core.fusion import Part, fuse_parts
 from memstream.core.graph_walk import ANCHORS, FOLLOW, Reached, links_between, placed, walk
+from memstream.core.group_words import members_query
 from memstream.core.intent import classify
 from memstream.core.memory_state import MemoryState, from_json
 from memstream.core.mmr import folded, mmr, spread_scale
@@ -381,6 +382,10 @@ class RecallService:
         )
         for rewrite in renamed:
             search(rewrite.query, self.embedder.embed([rewrite.query])[0])
+        # "Kim's family" -> her sister, her parents ... (core/group_words.py)
+        grouped = members_query(content)
+        if grouped is not None:
+            search(grouped, self.embedder.embed([grouped])[0])
         fused = fuse_parts(parts)
         ids = [mid for mid, _ in fused]
         if not ids:

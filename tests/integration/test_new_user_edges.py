@@ -279,3 +279,31 @@ def test_a_birthday_said_as_an_age_answers_when_the_birthday_is(
     assert any("the Saturday after her birthday" in t for t in texts), texts
     top = [r["text"] for r in found["results"]][:2]
     assert "Leo's daughter Mia turns 7 on March 3rd" in top, top
+
+
+def test_a_question_about_a_family_finds_its_members(
+    settings: Settings, worker: WorkerProcess
+) -> None:
+    """Tried as a new user would: "tell me about Kim's family" ranked "Kim's name is Kim"
+    first and her sister nowhere; the group is searched by its members too
+    (core/group_words.py)."""
+    name = f"edges-family-{random.randrange(10**8)}"
+    said = [
+        "Hi! I'm Kim. I just started a new job as a data engineer at Helios Bank.",
+        "My sister Ana is visiting from Porto next weekend, she's a nurse there.",
+        "I moved to Amsterdam for a better commute.",
+    ]
+    with Memory(settings=settings) as mem:
+        mem.add(
+            [{"role": "user", "content": t, "speaker": "Kim"} for t in said],
+            user_id=name,
+            run_id="s1",
+            occurred_at=T0,
+        )
+        deadline = time.monotonic() + 45
+        while len(mem.get_all(user_id=name)["results"]) < 4 and time.monotonic() < deadline:
+            time.sleep(0.5)
+        projected(settings)
+        found = mem.recall("Tell me about Kim's family", namespace=name)
+    texts = [r["text"] for r in found["results"]]
+    assert texts and "Kim's sister Ana" in texts[0], texts
