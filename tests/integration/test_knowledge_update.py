@@ -207,19 +207,19 @@ def test_a_plan_called_off_or_moved_is_superseded(
     assert top and answer in top[0] and old not in top, top
 
 
-def test_a_change_said_in_passing_answers_before_what_it_replaced(
-    settings: Settings, worker: WorkerProcess
-) -> None:
-    """Tried as a new user would: after "we decided to use Prefect instead of Dagster",
-    "which tool are we migrating to?" answered the manager's Dagster plan first and the
-    change not at all. No slot holds a tool: the change supersedes the plan by an edge
-    (core/replacement.py), the plan stays active as the history, and recall puts the
-    change right before it, the edge in its explanation."""
-    ns = f"ku-instead-{int(time.time() * 1000) % 10**9}"
-    plan = "My manager wants me to migrate our pipelines from Airflow to Dagster by June."
-    change = "Quick update: we decided to use Prefect instead of Dagster, the team found it easier."
+def _edge_story(
+    settings: Settings,
+    said: tuple[str, str],
+    marks: tuple[str, str],
+    rule: str,
+    question: str,
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """``said`` in two sessions of a new namespace, January then March; the memories whose
+    texts hold ``marks`` (old, new), the ``rule``'s edge between them, and the answer to
+    ``question``. The old memory is still active: the history stays."""
+    ns = f"ku-{rule}-{int(time.time() * 1000) % 10**9}"
     with Memory(settings=settings) as mem:
-        for session, at, text in (("s1", JANUARY, plan), ("s2", MARCH, change)):
+        for session, at, text in (("s1", JANUARY, said[0]), ("s2", MARCH, said[1])):
             mem.add(
                 [{"role": "user", "content": text, "speaker": "Maya"}],
                 namespace=ns,
@@ -228,27 +228,48 @@ def test_a_change_said_in_passing_answers_before_what_it_replaced(
             )
         rows = eventually(
             lambda: mem.get_all(namespace=ns)["results"],
-            lambda found: any("Prefect" in r["memory"] for r in found),
+            lambda found: any(marks[1] in r["memory"] for r in found),
         )
-        (old,) = [r for r in rows if "Dagster by June" in r["memory"]]
-        (new,) = [r for r in rows if "Prefect" in r["memory"]]
+        (old,) = [r for r in rows if marks[0] in r["memory"]]
+        (new,) = [r for r in rows if marks[1] in r["memory"]]
         events = eventually(
             lambda: mem.history(old["id"], namespace=ns),
             lambda found: any(e["type"] == "RelationAdded" for e in found),
         )
         projected(settings)
-        found = mem.recall("Which tool are we migrating the pipelines to?", namespace=ns)
-        assert mem.get(old["id"], namespace=ns)["status"] == "active"  # the history stays
+        found = mem.recall(question, namespace=ns)
+        assert mem.get(old["id"], namespace=ns)["status"] == "active"
     (edge,) = [
         e["payload"]
         for e in events
-        if e["type"] == "RelationAdded" and e["payload"]["rule"] == "replacement"
+        if e["type"] == "RelationAdded" and e["payload"]["rule"] == rule
     ]
     assert (edge["memory_id"], edge["target_id"], edge["relation"]) == (
         new["id"],
         old["id"],
         "supersedes",
     ), edge
+    return old, new, edge, found
+
+
+def test_a_change_said_in_passing_answers_before_what_it_replaced(
+    settings: Settings, worker: WorkerProcess
+) -> None:
+    """Tried as a new user would: after "we decided to use Prefect instead of Dagster",
+    "which tool are we migrating to?" answered the manager's Dagster plan first and the
+    change not at all. No slot holds a tool: the change supersedes the plan by an edge
+    (core/replacement.py), the plan stays active as the history, and recall puts the
+    change right before it, the edge in its explanation."""
+    old, new, edge, found = _edge_story(
+        settings,
+        (
+            "My manager wants me to migrate our pipelines from Airflow to Dagster by June.",
+            "Quick update: we decided to use Prefect instead of Dagster, the team found it easier.",
+        ),
+        ("Dagster by June", "Prefect"),
+        "replacement",
+        "Which tool are we migrating the pipelines to?",
+    )
     assert edge["evidence"] == {"replaced": "Dagster"}, edge
     ids = [r["memory_id"] for r in found["results"]]
     assert ids[:2] == [new["id"], old["id"]], [r["text"] for r in found["results"]]
@@ -263,34 +284,16 @@ def test_a_quantity_that_moved_answers_before_the_old_number(
     coffee does Maya drink?" answered "five cups a day" first. The new amount supersedes the
     earlier number of the same measure by an edge (core/new_value.py); the old one stays,
     as the history, right after it."""
-    ns = f"ku-amount-{int(time.time() * 1000) % 10**9}"
-    before = "I've been drinking way too much coffee lately, like five cups a day."
-    after = "Update: I'm down to one cup of coffee a day and I feel much better."
-    with Memory(settings=settings) as mem:
-        for session, at, text in (("s1", JANUARY, before), ("s2", MARCH, after)):
-            mem.add(
-                [{"role": "user", "content": text, "speaker": "Maya"}],
-                namespace=ns,
-                run_id=session,
-                occurred_at=at,
-            )
-        rows = eventually(
-            lambda: mem.get_all(namespace=ns)["results"],
-            lambda found: any("one cup" in r["memory"] for r in found),
-        )
-        (old,) = [r for r in rows if "five cups" in r["memory"]]
-        (new,) = [r for r in rows if "one cup" in r["memory"]]
-        events = eventually(
-            lambda: mem.history(old["id"], namespace=ns),
-            lambda found: any(e["type"] == "RelationAdded" for e in found),
-        )
-        projected(settings)
-        found = mem.recall("How much coffee does Maya drink?", namespace=ns)
-    (edge,) = [
-        e["payload"]
-        for e in events
-        if e["type"] == "RelationAdded" and e["payload"]["rule"] == "new_value"
-    ]
-    assert (edge["memory_id"], edge["target_id"]) == (new["id"], old["id"]), edge
+    old, new, edge, found = _edge_story(
+        settings,
+        (
+            "I've been drinking way too much coffee lately, like five cups a day.",
+            "Update: I'm down to one cup of coffee a day and I feel much better.",
+        ),
+        ("five cups", "one cup"),
+        "new_value",
+        "How much coffee does Maya drink?",
+    )
+    assert edge["evidence"] == {"value": "one cup"}, edge
     ids = [r["memory_id"] for r in found["results"]]
     assert ids[:2] == [new["id"], old["id"]], [r["text"] for r in found["results"]]

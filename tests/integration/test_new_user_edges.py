@@ -225,6 +225,28 @@ def test_update_re_derives_entities(settings: Settings, ns: str) -> None:
         assert "Braga" in now["entities"] and "Porto" not in now["entities"], now["entities"]
 
 
+def _told(
+    settings: Settings, speaker: str, said: list[str], memories: int, question: str
+) -> tuple[set[str], list[str]]:
+    """``said`` by ``speaker`` in one session of a new namespace: the memory texts once
+    ``memories`` of them are there, and the answer's texts to ``question``."""
+    name = f"edges-told-{random.randrange(10**8)}"
+    with Memory(settings=settings) as mem:
+        mem.add(
+            [{"role": "user", "content": t, "speaker": speaker} for t in said],
+            user_id=name,
+            run_id="s1",
+            occurred_at=T0,
+        )
+        deadline = time.monotonic() + 45
+        while len(mem.get_all(user_id=name)["results"]) < memories and time.monotonic() < deadline:
+            time.sleep(0.5)
+        texts = {r["memory"] for r in mem.get_all(user_id=name)["results"]}
+        projected(settings)
+        found = mem.recall(question, namespace=name)
+    return texts, [r["text"] for r in found["results"]]
+
+
 def test_the_memory_that_says_it_answers_for_its_turn(
     settings: Settings, worker: WorkerProcess
 ) -> None:
@@ -232,23 +254,10 @@ def test_the_memory_that_says_it_answers_for_its_turn(
     memories searched with the same turn, and "Kim's name is Kim" ranked first for "when
     did Kim start the job?". The memory whose own words answer now stands first for the
     turn (core/sibling_order.py)."""
-    name = f"edges-siblings-{random.randrange(10**8)}"
     text = "Hi! I'm Kim. I just started a new job as a data engineer at Helios Bank."
-    with Memory(settings=settings) as mem:
-        mem.add(
-            [{"role": "user", "content": text, "speaker": "Kim"}],
-            user_id=name,
-            run_id="s1",
-            occurred_at=T0,
-        )
-        deadline = time.monotonic() + 45
-        while len(mem.get_all(user_id=name)["results"]) < 2 and time.monotonic() < deadline:
-            time.sleep(0.5)
-        projected(settings)
-        found = mem.recall("When did Kim start the job?", namespace=name)
-    texts = [r["text"] for r in found["results"]]
-    assert len(texts) >= 2 and "Kim's name is Kim" in texts, texts
-    assert "started a new job" in texts[0], texts
+    _, top = _told(settings, "Kim", [text], 2, "When did Kim start the job?")
+    assert len(top) >= 2 and "Kim's name is Kim" in top, top
+    assert "started a new job" in top[0], top
 
 
 def test_a_birthday_said_as_an_age_answers_when_the_birthday_is(
@@ -257,28 +266,14 @@ def test_a_birthday_said_as_an_age_answers_when_the_birthday_is(
     """Tried as a new user would: "Mia turns 7 on March 3rd" held no birthday, and "when
     is Mia's birthday?" ranked it below three others; "the Saturday after her birthday"
     became "the on 15 February 2025 after her birthday"."""
-    name = f"edges-birthday-{random.randrange(10**8)}"
     said = [
         "My daughter Mia turns 7 on March 3rd. She's obsessed with dinosaurs.",
         "We're thinking of going to the museum the Saturday after her birthday.",
         "The museum has a new dinosaur hall, Mia wants to be a paleontologist now.",
     ]
-    with Memory(settings=settings) as mem:
-        mem.add(
-            [{"role": "user", "content": t, "speaker": "Leo"} for t in said],
-            user_id=name,
-            run_id="s1",
-            occurred_at=T0,
-        )
-        deadline = time.monotonic() + 45
-        while len(mem.get_all(user_id=name)["results"]) < 4 and time.monotonic() < deadline:
-            time.sleep(0.5)
-        texts = {r["memory"] for r in mem.get_all(user_id=name)["results"]}
-        projected(settings)
-        found = mem.recall("When is Mia's birthday?", namespace=name)
+    texts, top = _told(settings, "Leo", said, 4, "When is Mia's birthday?")
     assert any("the Saturday after her birthday" in t for t in texts), texts
-    top = [r["text"] for r in found["results"]][:2]
-    assert "Leo's daughter Mia turns 7 on March 3rd" in top, top
+    assert "Leo's daughter Mia turns 7 on March 3rd" in top[:2], top
 
 
 def test_a_question_about_a_family_finds_its_members(
@@ -287,23 +282,10 @@ def test_a_question_about_a_family_finds_its_members(
     """Tried as a new user would: "tell me about Kim's family" ranked "Kim's name is Kim"
     first and her sister nowhere; the group is searched by its members too
     (core/group_words.py)."""
-    name = f"edges-family-{random.randrange(10**8)}"
     said = [
         "Hi! I'm Kim. I just started a new job as a data engineer at Helios Bank.",
         "My sister Ana is visiting from Porto next weekend, she's a nurse there.",
         "I moved to Amsterdam for a better commute.",
     ]
-    with Memory(settings=settings) as mem:
-        mem.add(
-            [{"role": "user", "content": t, "speaker": "Kim"} for t in said],
-            user_id=name,
-            run_id="s1",
-            occurred_at=T0,
-        )
-        deadline = time.monotonic() + 45
-        while len(mem.get_all(user_id=name)["results"]) < 4 and time.monotonic() < deadline:
-            time.sleep(0.5)
-        projected(settings)
-        found = mem.recall("Tell me about Kim's family", namespace=name)
-    texts = [r["text"] for r in found["results"]]
-    assert texts and "Kim's sister Ana" in texts[0], texts
+    _, top = _told(settings, "Kim", said, 4, "Tell me about Kim's family")
+    assert top and "Kim's sister Ana" in top[0], top
