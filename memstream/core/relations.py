@@ -19,6 +19,9 @@ Rules (each proposal names its rule in the event):
 - ``elaboration`` — a new memory that says everything an earlier one of the same subject
   says, and more.
 - ``slot_contradiction`` / ``supersession`` — written beside the supersede decisions.
+- ``replacement`` / ``new_value`` — a change said in passing ("X instead of Y") or a
+  quantity that moved ("down to one cup a day") supersedes the earlier memories that held
+  the old value, which stay active (``core/replacement.py``, ``core/new_value.py``).
 """
 
 from __future__ import annotations
