@@ -14,6 +14,7 @@ Q-learning and gap reports see it.
 from __future__ import annotations
 
 import uuid
+from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -783,8 +784,9 @@ class RecallService:
         """The memories of one turn in the order their own words answer
         (``core.sibling_order``): a turn's context is in every one's match."""
         ids = [s.memory_id for s in top]
-        turns = [frozenset(sources.get(mid, ())) for mid in ids]
-        shared = {mid for mid, t in zip(ids, turns, strict=True) if t and turns.count(t) > 1}
+        turns = {mid: frozenset(sources.get(mid, ())) for mid in ids}
+        count = Counter(turns.values())
+        shared = {mid for mid, t in turns.items() if t and count[t] > 1}
         if not shared:
             return top
         asked = normed(qv)

@@ -16,11 +16,12 @@ from __future__ import annotations
 import re
 from typing import Final
 
+_FAMILY: Final = (
+    "husband wife partner mother mom father dad parents sister brother son daughter kids children"
+)
 _MEMBERS: Final[dict[str, str]] = {
-    "family": "husband wife partner mother mom father dad parents sister brother son "
-    "daughter kids children",
-    "families": "husband wife partner mother mom father dad parents sister brother son "
-    "daughter kids children",
+    "family": _FAMILY,
+    "families": _FAMILY,
     "relatives": "mother father sister brother aunt uncle cousin grandmother grandfather "
     "niece nephew",
     "kids": "son daughter kid child baby",

@@ -13,6 +13,7 @@ Pure: proposals from the new memory's text and the earlier memories' texts.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Sequence
@@ -98,9 +99,16 @@ def _changes(text: str, subject: str | None = None) -> list[tuple[str, str, str,
     return out
 
 
+@functools.lru_cache(maxsize=256)
+def _drop(subject: str | None) -> frozenset[str]:
+    """Words that say nothing about what moved: the change wording, numbers and dates, and
+    the speaker's name (every memory of theirs says it)."""
+    return _CHANGE_WORDS | _WORD_SET | content_words(f"{subject or ''} others")
+
+
 def _ordered(text: str, subject: str | None) -> list[str]:
     """The content words of ``text`` that say what a measure is about, in order."""
-    drop = _CHANGE_WORDS | _WORD_SET | content_words(f"{subject or ''} others")
+    drop = _drop(subject)
     return [
         w for w in tokenize(text, stem=True) if not any(c.isdigit() for c in w) and w not in drop
     ]
@@ -120,9 +128,8 @@ def _amounts(text: str) -> list[tuple[str, str]]:
 
 
 def _words(text: str, subject: str | None) -> frozenset[str]:
-    """Content words that say what a measure is about: no numbers, no change wording, not
-    the speaker's name (every memory of theirs says it)."""
-    drop = _CHANGE_WORDS | _WORD_SET | content_words(f"{subject or ''} others")
+    """Content words that say what a measure is about (``_ordered``'s, as a set)."""
+    drop = _drop(subject)
     return frozenset(
         w for w in content_words(text) if not any(c.isdigit() for c in w) and w not in drop
     )
@@ -132,11 +139,17 @@ def new_value_proposals(new: NewMemory, earlier: Sequence[Known]) -> list[Propos
     """``supersedes`` edges from ``new`` to the latest memories of ``earlier`` (oldest
     first; the same speaker's) that give another number in the unit of a new amount
     ``new`` states, about the same thing."""
-    if new.text.rstrip().rstrip("\"')").endswith("?"):
+    if new.asks:
         return []
     changes = _changes(new.text, new.subject)
     if not changes:
         return []
+    # each earlier memory of the speaker read once: its amounts and its words
+    read = [
+        (k, _amounts(k.text), _words(k.text, new.subject))
+        for k in earlier
+        if k.memory_id != new.memory_id and k.subject == new.subject
+    ]
     out: list[Proposal] = []
     for num, unit, what, head in changes:
         value = num.casefold()
@@ -146,13 +159,11 @@ def new_value_proposals(new: NewMemory, earlier: Sequence[Known]) -> list[Propos
         needed = max(min(SHARED, len(about)), math.ceil(SHARE * len(about)))
         found = [
             k
-            for k in earlier
-            if k.memory_id != new.memory_id
-            and k.subject == new.subject
-            and any(u == unit and n != value for n, u in _amounts(k.text))
-            and all(n != value for n, u in _amounts(k.text) if u == unit)
-            and needed > 0
-            and head in (said := _words(k.text, new.subject))
+            for k, amounts, said in read
+            if needed > 0
+            and any(u == unit and n != value for n, u in amounts)
+            and all(n != value for n, u in amounts if u == unit)
+            and head in said
             and len(about & said) >= needed
         ]
         for k in found[-TARGETS:]:

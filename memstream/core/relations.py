@@ -197,6 +197,11 @@ class NewMemory:
     subject: str | None
     entities: tuple[str, ...]
 
+    @property
+    def asks(self) -> bool:
+        """A question ("should I use X instead of Y?"): it states no change."""
+        return self.text.rstrip().rstrip("\"')").endswith("?")
+
 
 @dataclass(frozen=True, slots=True)
 class Known:

@@ -93,11 +93,20 @@ def replacement_proposals(new: NewMemory, earlier: Sequence[Known]) -> list[Prop
     """``supersedes`` edges from ``new`` to the latest memories of ``earlier`` (oldest
     first; the same speaker's, not a change themselves) that name a value ``new`` says was
     replaced, and not what replaced it."""
+    if new.asks:
+        return []
+    said = replacements(new.text)
+    if not said:
+        return []
+    # the same speaker's, and not a change themselves: read once for every value
+    candidates = [
+        k
+        for k in earlier
+        if k.memory_id != new.memory_id and k.subject == new.subject and not replacements(k.text)
+    ]
     out: list[Proposal] = []
     seen: set[str] = set()
-    if new.text.rstrip().rstrip("\"')").endswith("?"):
-        return []  # asked, not said: "should I use X instead of Y?"
-    for value, replacing in replacements(new.text):
+    for value, replacing in said:
         # what replaced it: the new memory's entities outside the value ("Prefect"), and
         # the word the wording names ("audiobooks" in "from print to audiobooks")
         others = [
@@ -108,13 +117,10 @@ def replacement_proposals(new: NewMemory, earlier: Sequence[Known]) -> list[Prop
         instead = content_words(replacing) if replacing else frozenset()
         found = [
             k
-            for k in earlier
-            if k.memory_id != new.memory_id
-            and k.subject == new.subject
-            and _names_value(k.text, value, new.entities)
+            for k in candidates
+            if _names_value(k.text, value, new.entities)
             and not any(_named(k.text, e) for e in others)
             and not (instead and instead <= content_words(k.text))
-            and not replacements(k.text)
         ]
         for k in found[-TARGETS:]:
             if k.memory_id not in seen:
