@@ -195,3 +195,46 @@ def test_a_name_resolved_into_a_claim_is_one_of_its_entities() -> None:
     fact = found["Noor is on spring break from teaching music at the high school"]
     assert "Noor" in fact.entities
     assert fact.importance >= 0.3  # a named fact, not trivia the year's archival takes
+
+
+@pytest.mark.parametrize(
+    ("lines", "expected"),
+    [
+        (  # "he" after "Kai's cousin" is the cousin, not its owner
+            (
+                "Noor: Did Kai's cousin join the shop?",
+                "Felix: He did, Anton. He's brilliant with old road bikes.",
+            ),
+            "Kai's cousin is brilliant with old road bikes",
+        ),
+        (  # an advisor is a person: "it" is the draft
+            ("Noor: My advisor wants the draft by June. It's on coral reef bleaching.",),
+            "The draft is on coral reef bleaching",
+        ),
+        (  # a pet's name a pronoun became names the memory, which is kept
+            (
+                "Noor: Also my cat Miso has been sick, we went to the vet twice.",
+                "Felix: Oh no, is she okay?",
+                "Noor: She's on antibiotics.",
+            ),
+            "Miso is on antibiotics",
+        ),
+    ],
+)
+def test_owned_relations_people_and_pets(lines: tuple[str, ...], expected: str) -> None:
+    assert expected in said(*lines)
+
+
+def test_an_auxiliary_with_nothing_after_it_is_no_memory() -> None:
+    texts = said(
+        "Noor: My cat Miso has been sick.",
+        "Felix: Oh no, is she okay?",
+        "Noor: She is now.",
+    )
+    assert not any(t.startswith("Miso is now") for t in texts)
+
+
+def test_a_relation_owned_by_a_name_is_a_mention_of_its_own() -> None:
+    found = {m.text: m for m in mentions("Mary Ann's older brother is a pilot.")}
+    assert found["Mary Ann's older brother"].gender == "m"
+    assert "Mary Ann" in found

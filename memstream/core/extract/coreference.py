@@ -161,7 +161,8 @@ def _antecedent(
         if wanted.gender:
             exact = [m for m in fits if m.gender == wanted.gender]
             fits = exact or fits
-        return min(fits, key=lambda m: m.start)
+        # at one start the longer mention: "Kai's cousin", not its owner "Kai"
+        return min(fits, key=lambda m: (m.start, -len(m.text)))
 
     here = session.said[where.index]
     if where.before.strip():
@@ -512,7 +513,7 @@ def _opening(body: str, session: Session, where: Where, speaker: str, after_assi
     # later pronouns may mean the same one, in the words used now
     session.note(where.index, Mention(words, found.kind, found.gender, found.plural, -1))
     if (
-        found.kind == "person"
+        found.animate  # a person or a named pet ("Miso is on antibiotics")
         and words == found.text
         and words.replace(" ", "").isalpha()
         and all(w[:1].isupper() for w in words.split())  # a name ("Noor"), not "my sister"

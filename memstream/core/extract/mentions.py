@@ -46,7 +46,8 @@ _PEOPLE = (
     wordset("""partner spouse friend bestie colleague coworker co-worker boss manager mentor
     roommate neighbor neighbour cousin kid child baby toddler teen teenager
     landlord landlady therapist coach teacher doctor surgeon dentist vet nurse sibling parent
-    grandparent stepparent""")
+    grandparent stepparent advisor adviser supervisor classmate teammate bandmate housemate
+    flatmate lecturer trainer drummer guitarist bassist patient employee""")
     | frozenset(JOBS.split("|"))
 ) - {"lead", "owner", "assistant", "producer"}
 _ANIMALS = wordset("""dog puppy pup cat kitten kitty pet horse pony greyhound retriever beagle poodle
@@ -218,6 +219,10 @@ def mentions(
     for start, end, kind, gender, plural in named:
         add(Mention(sentence[start:end], kind, gender, plural, start), end)
     name_starts = {start for start, *_ in named}
+    for start, end, *_ in named:
+        owned = _owned_relation(sentence, toks, start, end)
+        if owned is not None:
+            add(owned, owned.start + len(owned.text))
     for i, tok in enumerate(toks):
         if tok.low not in _DETERMINERS and not (
             tok.low in ("few", "couple") and i and toks[i - 1].low == "a"
@@ -265,6 +270,22 @@ def mentions(
             head.start + len(head.text),
         )  # fmt: skip
     return tuple(sorted(out, key=lambda m: m.start))
+
+
+def _owned_relation(sentence: str, toks: list[_Token], start: int, end: int) -> Mention | None:
+    """"Kai's cousin", "Mia's little dog": a relation or animal noun owned by the name at
+    ``start:end``, a mention of its own ("Did Kai's cousin join?" - "He did": the cousin)."""
+    if sentence[end : end + 2] not in ("'s", "’s"):
+        return None
+    k = next((i for i, t in enumerate(toks) if t.start > end), len(toks))
+    for i in range(k, min(k + 2, len(toks))):  # one adjective may come first ("older")
+        found = _noun_gender(toks[i].low)
+        if found is not None:
+            stop = toks[i].start + len(toks[i].text)
+            return Mention(sentence[start:stop], found[0], found[1], found[2], start)
+        if not toks[i].low.isalpha() or toks[i].low in _LINKS:
+            return None
+    return None
 
 
 @dataclass(frozen=True, slots=True)

@@ -67,6 +67,15 @@ _EMPHASIS = re.compile(
 _EMPHASIS_ANY = Caseless(_EMPHASIS)
 
 
+# A subject and an auxiliary with nothing after it: the rest was in the question ("Is she
+# okay?" - "She is now").
+_ELLIPTICAL = re.compile(
+    r"^(?:\S+\s+){1,3}(?:is|are|was|were|am|did|does|do|has|have|had|will|would|can|could|"
+    r"should)(?:\s+(?:now|too|still|again|already|not|so|as well))?[.!]?$",
+    re.I,
+)
+
+
 def _capitalize(text: str) -> str:
     return text[:1].upper() + text[1:] if text else text
 
@@ -260,8 +269,8 @@ def _fact_of_claim(
     )
     pieces = dated.text.split()  # capitalising the first letter splits it no differently
     text = _capitalize(" ".join(pieces))
-    if len(pieces) < 3 or not any(ch.isalnum() for ch in text):
-        return []  # fragments like "User's sister" are not claims
+    if len(pieces) < 3 or not any(ch.isalnum() for ch in text) or _ELLIPTICAL.match(text):
+        return []  # fragments like "User's sister" or "Miso is now" are not claims
     category = claim.forced or classify_worded(claim.text, said_words)
     # no date written and an ASCII first letter: the words are those of ``rewritten``
     same = dated.text == rewritten and text[:1].isascii()
