@@ -273,7 +273,7 @@ def mentions(
 
 
 def _owned_relation(sentence: str, toks: list[_Token], start: int, end: int) -> Mention | None:
-    """"Kai's cousin", "Mia's little dog": a relation or animal noun owned by the name at
+    """ "Kai's cousin", "Mia's little dog": a relation or animal noun owned by the name at
     ``start:end``, a mention of its own ("Did Kai's cousin join?" - "He did": the cousin)."""
     if sentence[end : end + 2] not in ("'s", "’s"):
         return None
