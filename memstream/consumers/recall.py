@@ -27,6 +27,7 @@ from memstream.consumers.after_answer import AfterAnswer
 from memstream.consumers.recall_pool import RecallPool
 from memstream.core.advice import CATEGORIES as ADVICE_CATEGORIES
 from memstream.core.advice import LIFT, lifted
+from memstream.core.answer_types import instances_query
 from memstream.core.category_tree import CategoryTree
 from memstream.core.cosine import Normed, cosine_normed, normed
 from memstream.core.decompose import decompose
@@ -387,6 +388,10 @@ class RecallService:
         grouped = members_query(content)
         if grouped is not None:
             search(grouped, self.embedder.embed([grouped])[0])
+        # "which instrument ..." -> guitar, piano ... (core/answer_types.py)
+        kinds = instances_query(content)
+        if kinds is not None:
+            search(kinds, self.embedder.embed([kinds])[0])
         fused = fuse_parts(parts)
         ids = [mid for mid, _ in fused]
         if not ids:

@@ -289,3 +289,18 @@ def test_a_question_about_a_family_finds_its_members(
     ]
     _, top = _told(settings, "Kim", said, 4, "Tell me about Kim's family")
     assert top and "Kim's sister Ana" in top[0], top
+
+
+def test_a_question_for_a_kind_finds_the_instance_named(
+    settings: Settings, worker: WorkerProcess
+) -> None:
+    """Tried as a new user would: "what instrument does Rosa play?" ranked the board games
+    and the pub quiz she plays above the ukulele song; the kind asked for is searched by its
+    instances too (core/answer_types.py)."""
+    said = [
+        "I finally learned my first full song on the ukulele!",
+        "Noor and I play board games every Friday, I always lose.",
+        "I play in a pub quiz team on Tuesdays.",
+    ]
+    _, top = _told(settings, "Rosa", said, 3, "What instrument does Rosa play?")
+    assert top and "ukulele" in top[0], top

@@ -1,0 +1,32 @@
+"""A question asking for a kind of thing, searched and lifted by the kind's instances
+(core/answer_types.py)."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from memstream.core.answer_types import instances_query
+
+
+def test_the_kind_asked_for_is_followed_by_its_instances() -> None:
+    searched = instances_query("Which language is Rosa learning?")
+    assert searched is not None
+    assert searched.startswith("Which language English Spanish")
+    assert searched.endswith(" is Rosa learning?")
+    assert instances_query("What kind of music does Lena like?") is not None
+    assert instances_query("What instrument does Jules play?") is not None
+    assert instances_query("Which food group does Rosa avoid?") is not None
+
+
+def test_a_kind_not_asked_for_is_left_alone() -> None:
+    assert instances_query("Where does Lena live?") is None
+    assert instances_query("What is the language exchange about?") is None
+    assert instances_query("Rosa's language class starts Monday") is None
+    assert instances_query("How did the car trip go?") is None
+
+
+@given(st.text(max_size=80))
+def test_the_question_is_kept_whole(text: str) -> None:
+    searched = instances_query(text)
+    assert searched is None or (len(searched) > len(text) and searched.endswith(text[-5:]))
