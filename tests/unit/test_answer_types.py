@@ -19,6 +19,18 @@ def test_the_kind_asked_for_is_followed_by_its_instances() -> None:
     assert instances_query("Which food group does Rosa avoid?") is not None
 
 
+def test_the_verb_may_say_the_kind() -> None:
+    drives = instances_query("What does Rosa drive now, and what did it replace?")
+    assert (
+        drives is not None
+        and "Subaru" in drives
+        and drives.endswith(" now, and what did it replace?")
+    )
+    plays = instances_query("What does Tomas play in his band?")
+    assert plays is not None and "guitar" in plays and "tennis" in plays
+    assert instances_query("What is Rosa doing now?") is None
+
+
 def test_a_kind_not_asked_for_is_left_alone() -> None:
     assert instances_query("Where does Lena live?") is None
     assert instances_query("What is the language exchange about?") is None

@@ -34,6 +34,8 @@ _LIFE_WORDS = wordset(
     "swell swells swelling swollen rash hives itchy sneeze sneezing wheeze wheezing asthma "
     "asthmatic inhaler epipen migraine migraines diabetes diabetic insulin medication "
     "medications prescription symptoms "
+    # recovering from an injury or an operation: "down to a cane now"
+    "cane crutches wheelchair stitches rehab physio physiotherapy "
     # what someone eats or does not: asked about for every meal and gift after
     "vegan vegetarian pescatarian gluten lactose dairy kosher halal sober teetotal "
     # habits: what someone does every time is asked about, what they did once less so
@@ -52,7 +54,9 @@ _WORK_WORDS = wordset(
     "technician technologist consultant analyst barista bartender waiter waitress cashier "
     "contractor officer soldier coach trainer instructor tutor counselor counsellor "
     "volunteer volunteers volunteering freelance freelancer intern internship career "
-    "profession occupation shift shifts"
+    "profession occupation shift shifts "
+    # a place in academia: "I got the postdoc!"
+    "postdoc phd doctorate degree diploma scholarship residency tenure fellowship"
 )
 # one lookup for all three: every claim of every turn is tested
 _CONCRETE_WORDS = _NUMBER_WORDS | _LIFE_WORDS | _WORK_WORDS
