@@ -238,3 +238,19 @@ def test_a_relation_owned_by_a_name_is_a_mention_of_its_own() -> None:
     found = {m.text: m for m in mentions("Mary Ann's older brother is a pilot.")}
     assert found["Mary Ann's older brother"].gender == "m"
     assert "Mary Ann" in found
+
+
+def test_a_subjectless_sentence_after_an_adverb_is_the_speakers_news() -> None:
+    texts = said(
+        "Melanie: I've been reading a lot lately. Just finished Becoming by Michelle Obama."
+    )
+    assert "Melanie just finished Becoming by Michelle Obama" in texts
+
+
+def test_the_part_before_and_that_speaks_to_no_one_is_kept() -> None:
+    texts = said(
+        "Melanie: My daughter Ella drew this for you.",
+        "Caroline: Tell Ella thank you!",
+        "Melanie: She's seven and thinks you're the coolest person alive.",
+    )
+    assert "Ella is seven" in texts

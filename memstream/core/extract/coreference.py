@@ -382,6 +382,8 @@ def _may_resolve(body: str) -> bool:
     first = body.split(None, 1)[0].lower().rstrip(",.!") if body.split() else ""
     if first in _FIRST_WORDS or first in _SUBJECTLESS_S or first in PAST_OR_FIXED:
         return True
+    if first in _LEADING_ADVERBS:
+        return True  # "Just finished ..."
     if len(first) > 4 and first.endswith("ed"):
         return True
     if " it " in body or body.endswith(" it"):
@@ -544,6 +546,9 @@ def _subjectless(body: str, session: Session, where: Where, speaker: str) -> str
     words = body.split()
     first = words[0] if words else ""
     low = first.lower().strip(",.!")
+    if low in _LEADING_ADVERBS and len(words) > 2:
+        # "Just finished Becoming by Michelle Obama": the verb after the adverb says it
+        low = words[1].lower().strip(",.!")
     past = low in _PAST or (len(low) > 4 and low.endswith("ed"))
     third = low in _SUBJECTLESS_S
     negated = low in _NEGATED_MODALS
@@ -562,6 +567,7 @@ _PAST = wordset("""went got made took saw bought began ran met found gave knew t
     became came wrote spent sold won lost built taught brought heard kept paid sent drove rode
     flew grew ate forgot chose broke spoke woke wore caught slept swam sang drank finished""")
 _NEGATED_MODALS = wordset("wouldn't won't can't couldn't didn't haven't")
+_LEADING_ADVERBS = wordset("just finally also already recently actually literally totally")
 _OWN_OBJECT = re.compile(r"\b(?:me|my|myself|mine)\b", re.I)
 
 

@@ -76,6 +76,28 @@ _ELLIPTICAL = re.compile(
 )
 
 
+_AND = re.compile(r"\s+and\s+")
+# what may start the clause after "and": a subject, or the verb of the first one ("and
+# thinks you're ...", "and says hi to you")
+_CLAUSE_START = wordset("i you he she they we it")
+_SAYS = wordset("""think say hope want know wish send love miss feel believe tell ask""")
+
+
+def _before_you(body: str) -> str | None:
+    """The first conjunct of ``body`` when only what follows its "and" speaks to someone
+    ("Ella is seven and thinks you're the coolest person alive"), else None."""
+    parts = _AND.split(body, maxsplit=1)
+    if len(parts) < 2 or len(parts[0].split()) < 3:
+        return None
+    after = parts[1].split(None, 1)[0].lower()
+    if after not in _CLAUSE_START and not (after.endswith("s") and after[:-1] in _SAYS):
+        return None  # "the difference between independent and mutually exclusive events"
+    head = parts[0]
+    if head.count("\x02") != head.count("\x03"):
+        return None  # inside a caption or a date we wrote
+    return head if SECOND_PERSON_WORDS.isdisjoint(words_of(head)) else None
+
+
 def _capitalize(text: str) -> str:
     return text[:1].upper() + text[1:] if text else text
 
@@ -241,6 +263,12 @@ def _fact_of_claim(
     body_words = words_of(body)
     said_words = body_words if claim.text == body else words_of(claim.text)
     to_someone = False
+    if person == "first" and not SECOND_PERSON_WORDS.isdisjoint(body_words):
+        to_person = addressee is not None and addressee not in (ASSISTANT, "User", name)
+        kept = _before_you(body) if to_person and name != "User" and not claim.forced else None
+        if kept is not None:  # "Ella is seven and thinks you're the coolest": Ella is seven
+            body = kept
+            body_words = words_of(body)
     if person == "first" and not SECOND_PERSON_WORDS.isdisjoint(body_words):
         # "you" is whoever was spoken to: another person by name ("I can give it to you
         # tomorrow" -> "... to Tomas"), or the assistant, where only a rule about how it
