@@ -52,7 +52,8 @@ _VEHICLES: Final = (
 )
 _ANIMALS: Final = (
     "dog cat puppy kitten bird parrot rabbit bunny hamster guinea fish goldfish tortoise "
-    "turtle horse pony snake lizard gecko chicken ferret"
+    "turtle horse pony snake lizard gecko chicken ferret eagle owl hawk hummingbird deer bear "
+    "moose elk fox wolf whale dolphin seal otter squirrel raccoon"
 )
 _FOODS: Final = (
     "dairy milk cheese gluten wheat meat beef pork chicken fish seafood shellfish nuts "
