@@ -276,31 +276,47 @@ def test_a_birthday_said_as_an_age_answers_when_the_birthday_is(
     assert "Leo's daughter Mia turns 7 on March 3rd" in top[:2], top
 
 
-def test_a_question_about_a_family_finds_its_members(
-    settings: Settings, worker: WorkerProcess
+@pytest.mark.parametrize(
+    ("speaker", "said", "memories", "question", "first"),
+    [
+        pytest.param(
+            "Kim",
+            (
+                "Hi! I'm Kim. I just started a new job as a data engineer at Helios Bank.",
+                "My sister Ana is visiting from Porto next weekend, she's a nurse there.",
+                "I moved to Amsterdam for a better commute.",
+            ),
+            4,
+            "Tell me about Kim's family",
+            "Kim's sister Ana",
+            id="a family, by its members",
+        ),
+        pytest.param(
+            "Rosa",
+            (
+                "I finally learned my first full song on the ukulele!",
+                "Noor and I play board games every Friday, I always lose.",
+                "I play in a pub quiz team on Tuesdays.",
+            ),
+            3,
+            "What instrument does Rosa play?",
+            "ukulele",
+            id="a kind, by its instances",
+        ),
+    ],
+)
+def test_a_question_finds_what_its_words_do_not_say(
+    settings: Settings,
+    worker: WorkerProcess,
+    speaker: str,
+    said: tuple[str, ...],
+    memories: int,
+    question: str,
+    first: str,
 ) -> None:
     """Tried as a new user would: "tell me about Kim's family" ranked "Kim's name is Kim"
-    first and her sister nowhere; the group is searched by its members too
-    (core/group_words.py)."""
-    said = [
-        "Hi! I'm Kim. I just started a new job as a data engineer at Helios Bank.",
-        "My sister Ana is visiting from Porto next weekend, she's a nurse there.",
-        "I moved to Amsterdam for a better commute.",
-    ]
-    _, top = _told(settings, "Kim", said, 4, "Tell me about Kim's family")
-    assert top and "Kim's sister Ana" in top[0], top
-
-
-def test_a_question_for_a_kind_finds_the_instance_named(
-    settings: Settings, worker: WorkerProcess
-) -> None:
-    """Tried as a new user would: "what instrument does Rosa play?" ranked the board games
-    and the pub quiz she plays above the ukulele song; the kind asked for is searched by its
-    instances too (core/answer_types.py)."""
-    said = [
-        "I finally learned my first full song on the ukulele!",
-        "Noor and I play board games every Friday, I always lose.",
-        "I play in a pub quiz team on Tuesdays.",
-    ]
-    _, top = _told(settings, "Rosa", said, 3, "What instrument does Rosa play?")
-    assert top and "ukulele" in top[0], top
+    first and her sister nowhere, "what instrument does Rosa play?" the board games and the
+    pub quiz she plays above the ukulele song. A group is searched by its members too
+    (core/group_words.py), a kind by its instances (core/answer_types.py)."""
+    _, top = _told(settings, speaker, list(said), memories, question)
+    assert top and first in top[0], top

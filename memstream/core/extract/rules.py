@@ -263,9 +263,15 @@ def _fact_of_claim(
     body_words = words_of(body)
     said_words = body_words if claim.text == body else words_of(claim.text)
     to_someone = False
-    if person == "first" and not SECOND_PERSON_WORDS.isdisjoint(body_words):
-        to_person = addressee is not None and addressee not in (ASSISTANT, "User", name)
-        kept = _before_you(body) if to_person and name != "User" and not claim.forced else None
+    # spoken to another person by name (in a chat between two people), not the assistant
+    to_person = (
+        person == "first"
+        and addressee is not None
+        and addressee not in (ASSISTANT, "User", name)
+        and name != "User"
+    )
+    if to_person and not claim.forced and not SECOND_PERSON_WORDS.isdisjoint(body_words):
+        kept = _before_you(body)
         if kept is not None:  # "Ella is seven and thinks you're the coolest": Ella is seven
             body = kept
             body_words = words_of(body)
@@ -273,7 +279,7 @@ def _fact_of_claim(
         # "you" is whoever was spoken to: another person by name ("I can give it to you
         # tomorrow" -> "... to Tomas"), or the assistant, where only a rule about how it
         # should behave is worth keeping ("I don't like it when you use bullet points").
-        if addressee is not None and addressee not in (ASSISTANT, "User", name) and name != "User":
+        if to_person and addressee is not None:
             addressed = addressed_to(body, addressee)
             if addressed is None:
                 return []
