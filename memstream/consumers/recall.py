@@ -81,7 +81,6 @@ from memstream.core.standing_instructions import (
     POSITION,
     PREFERENCE_MATCH,
     Applicable,
-    applicable,
     best_applicable,
     condition_of,
     is_lookup,
@@ -628,26 +627,20 @@ class RecallService:
                 continue
             states.setdefault(h.memory_id, st)  # admit() reads the state
         out = []
-        for group, floor, group_of_rules in (
-            (rules, MIN_MATCH, True),
-            (prefs, PREFERENCE_MATCH, False),
-        ):
+        for group, floor in ((rules, MIN_MATCH), (prefs, PREFERENCE_MATCH)):
             group = {mid: r for mid, r in group.items() if admit(mid)}
             if not group:
                 continue
             vectors = self._vectors([c for _s, _h, c in group.values()], list(group))
             asked = normed(qv)
-            matched = [
-                (mid, c, cosine_normed(*asked, *self._normed(vectors[mid])))
-                for mid, (_s, _h, c) in group.items()
-            ]
-            # a request may fall under two rules; a preference, matched more loosely, is one
-            chosen = (
-                applicable(matched, floor)
-                if group_of_rules
-                else [b for b in [best_applicable(matched, floor)] if b is not None]
+            best = best_applicable(
+                [
+                    (mid, c, cosine_normed(*asked, *self._normed(vectors[mid])))
+                    for mid, (_s, _h, c) in group.items()
+                ],
+                floor,
             )
-            for best in chosen:
+            if best is not None:
                 hits.setdefault(best.memory_id, group[best.memory_id][1])
                 out.append(best)
         return out

@@ -45,12 +45,6 @@ MIN_MATCH: Final = 0.2
 PREFERENCE_MATCH: Final = 0.3
 #: where the rule goes in the answer (a preference goes after it): after the two best results, so it costs them nothing
 POSITION: Final = 2
-#: a second rule comes with the best when the request falls under both about as well: its
-#: match within this of the best's ("how do I calculate the chance of drawing a red card?"
-#: under "dependent event probability problems" 0.227 and "probability concepts" 0.223).
-#: BEAM dev: instruction following 0.75 -> 0.80, nothing else moved (recall@10 0.683 ->
-#: 0.689); as one haystack 0.620 -> 0.619 (instruction +0.05, preference -0.05)
-SECOND_WITHIN: Final = 0.05
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,22 +52,6 @@ class Applicable:
     memory_id: str
     condition: str
     match: float  # cosine of the query and the condition
-
-
-def applicable(
-    rules: Sequence[tuple[str, str, float]],
-    min_match: float = MIN_MATCH,
-    within: float = SECOND_WITHIN,
-) -> list[Applicable]:
-    """The best rule of ``(memory_id, condition, cosine)`` at or above ``min_match``, and
-    the next best when its match is within ``within`` of the best's: a request can fall
-    under two rules."""
-    best = best_applicable(rules, min_match)
-    if best is None:
-        return []
-    rest = [r for r in rules if r[0] != best.memory_id]
-    second = best_applicable(rest, max(min_match, best.match - within))
-    return [best] if second is None else [best, second]
 
 
 def condition_of(text: str) -> str | None:

@@ -35,26 +35,21 @@ CHATTER = [
 RULE = "Always include version numbers when I ask about software libraries or dependencies."
 
 
-def _told(mem: Memory, settings: Settings, rules: list[str]) -> str:
-    """``rules`` and the chatter said in a new namespace, each a session a day apart, and
-    the namespace once every turn is a memory in the store."""
-    ns = f"rules-{uuid.uuid4().hex[:8]}"
-    turns = [{"role": "user", "content": text} for text in [*rules, *CHATTER]]
-    for i, turn in enumerate(turns):
-        mem.add([turn], user_id=ns, run_id=f"s{i}", occurred_at=T0 + timedelta(days=i))
-    deadline = time.monotonic() + 90
-    while len(mem.get_all(user_id=ns)["results"]) < len(turns):
-        assert time.monotonic() < deadline, mem.get_all(user_id=ns)
-        time.sleep(0.5)
-    projected(settings)  # get_all read DuckDB; recall reads Qdrant
-    return ns
-
-
 def test_the_rule_comes_with_the_request_it_governs(
     settings: Settings, worker: WorkerProcess
 ) -> None:
+    ns = f"rules-{uuid.uuid4().hex[:8]}"
     with Memory(settings=settings) as mem:
-        ns = _told(mem, settings, [RULE])
+        turns = [{"role": "user", "content": RULE}] + [
+            {"role": "user", "content": text} for text in CHATTER
+        ]
+        for i, turn in enumerate(turns):
+            mem.add([turn], user_id=ns, run_id=f"s{i}", occurred_at=T0 + timedelta(days=i))
+        deadline = time.monotonic() + 90  # until every turn is a memory in the store
+        while len(mem.get_all(user_id=ns)["results"]) < len(turns):
+            assert time.monotonic() < deadline, mem.get_all(user_id=ns)
+            time.sleep(0.5)
+        projected(settings)  # get_all read DuckDB; recall reads Qdrant
         answer = mem.recall("Which libraries does this project use?", namespace=ns, k=5)
         ranked = [r["text"] for r in answer["results"]]
         first = [r for r in answer["results"][:3] if "version numbers" in r["text"]]
@@ -72,16 +67,3 @@ def test_the_rule_comes_with_the_request_it_governs(
         # a request no rule covers: none either
         hike = mem.recall("Suggest a mountain trail for next weekend", namespace=ns, k=5)
         assert not any("standing_instruction" in r["explain"] for r in hike["results"])
-
-
-def test_a_request_under_two_rules_gets_both(settings: Settings, worker: WorkerProcess) -> None:
-    """Two rules whose conditions the request falls under about as well ("software libraries
-    or dependencies", "software packages or libraries") both come with it
-    (core/standing_instructions.py ``applicable``)."""
-    second = "Always mention the license when I ask about software packages or libraries."
-    with Memory(settings=settings) as mem:
-        ns = _told(mem, settings, [RULE, second])
-        answer = mem.recall("Which libraries does this project use?", namespace=ns, k=5)
-    placed = [r["text"] for r in answer["results"][:4] if "standing_instruction" in r["explain"]]
-    assert any("version numbers" in t for t in placed), answer["results"]
-    assert any("license" in t for t in placed), answer["results"]

@@ -9,7 +9,6 @@ from memstream.core.rescoring import with_rule
 from memstream.core.standing_instructions import (
     POSITION,
     Applicable,
-    applicable,
     best_applicable,
     condition_of,
     is_lookup,
@@ -82,24 +81,3 @@ def test_with_rule_places_it_once_within_k_in_score_order(
     if k > min(POSITION, len(rest)):  # room for it: it is within the first POSITION + 1
         assert rule_id in got[: POSITION + 1]
     assert all(out[i][1] >= out[i + 1][1] for i in range(len(out) - 1))
-
-
-def test_a_second_rule_comes_when_it_fits_about_as_well() -> None:
-    close = [("a", "dependent events", 0.227), ("b", "probability concepts", 0.223)]
-    assert [r.memory_id for r in applicable(close)] == ["a", "b"]
-    far = [("a", "authentication", 0.313), ("b", "implementation details", 0.25)]
-    assert [r.memory_id for r in applicable(far)] == ["a"]
-    assert applicable([("a", "books", 0.19)]) == []
-
-
-@given(st.lists(st.tuples(st.text(min_size=1, max_size=3), st.text(max_size=5), scores)))
-def test_applicable_starts_with_the_best_and_adds_at_most_a_close_second(
-    rules: list[tuple[str, str, float]],
-) -> None:
-    found = applicable(rules)
-    assert len(found) <= 2
-    best = best_applicable(rules)
-    assert (found[0] if found else None) == best
-    if len(found) == 2:
-        assert found[1].memory_id != found[0].memory_id
-        assert found[0].match - 0.05 <= found[1].match <= found[0].match
