@@ -384,14 +384,12 @@ class RecallService:
         )
         for rewrite in renamed:
             search(rewrite.query, self.embedder.embed([rewrite.query])[0])
-        # "Kim's family" -> her sister, her parents ... (core/group_words.py)
-        grouped = members_query(content)
-        if grouped is not None:
-            search(grouped, self.embedder.embed([grouped])[0])
-        # "which instrument ..." -> guitar, piano ... (core/answer_types.py)
-        kinds = instances_query(content)
-        if kinds is not None:
-            search(kinds, self.embedder.embed([kinds])[0])
+        # the question with a group's members ("Kim's family": her sister, her parents...;
+        # core/group_words.py) or a kind's instances ("which instrument": guitar, piano...;
+        # core/answer_types.py) in the place of the word that names them
+        for widened in (members_query(content), instances_query(content)):
+            if widened is not None:
+                search(widened, self.embedder.embed([widened])[0])
         fused = fuse_parts(parts)
         ids = [mid for mid, _ in fused]
         if not ids:

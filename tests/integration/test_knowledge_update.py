@@ -252,48 +252,59 @@ def _edge_story(
     return old, new, edge, found
 
 
-def test_a_change_said_in_passing_answers_before_what_it_replaced(
-    settings: Settings, worker: WorkerProcess
+@pytest.mark.parametrize(
+    ("said", "marks", "rule", "question", "evidence"),
+    [
+        pytest.param(
+            (
+                "My manager wants me to migrate our pipelines from Airflow to Dagster by June.",
+                "Quick update: we decided to use Prefect instead of Dagster, the team found it "
+                "easier.",
+            ),
+            ("Dagster by June", "Prefect"),
+            "replacement",
+            "Which tool are we migrating the pipelines to?",
+            {"replaced": "Dagster"},
+            id="a change said in passing",
+        ),
+        pytest.param(
+            (
+                "I've been drinking way too much coffee lately, like five cups a day.",
+                "Update: I'm down to one cup of coffee a day and I feel much better.",
+            ),
+            ("five cups", "one cup"),
+            "new_value",
+            "How much coffee does Maya drink?",
+            {"value": "one cup"},
+            id="a quantity that moved",
+        ),
+    ],
+)
+def test_a_change_answers_before_what_it_replaced(
+    settings: Settings,
+    worker: WorkerProcess,
+    said: tuple[str, str],
+    marks: tuple[str, str],
+    rule: str,
+    question: str,
+    evidence: dict[str, str],
 ) -> None:
     """Tried as a new user would: after "we decided to use Prefect instead of Dagster",
     "which tool are we migrating to?" answered the manager's Dagster plan first and the
-    change not at all. No slot holds a tool: the change supersedes the plan by an edge
-    (core/replacement.py), the plan stays active as the history, and recall puts the
+    change not at all; after "I'm down to one cup of coffee a day", "how much coffee does
+    Maya drink?" answered "five cups a day" first. No slot holds a tool or an amount: the
+    change supersedes the earlier memory by an edge (core/replacement.py,
+    core/new_value.py), the earlier one stays active as the history, and recall puts the
     change right before it, the edge in its explanation."""
-    old, new, edge, found = _edge_story(
-        settings,
-        (
-            "My manager wants me to migrate our pipelines from Airflow to Dagster by June.",
-            "Quick update: we decided to use Prefect instead of Dagster, the team found it easier.",
-        ),
-        ("Dagster by June", "Prefect"),
-        "replacement",
-        "Which tool are we migrating the pipelines to?",
-    )
-    assert edge["evidence"] == {"replaced": "Dagster"}, edge
+    old, new, edge, found = _edge_story(settings, said, marks, rule, question)
+    assert edge["evidence"] == evidence, edge
     ids = [r["memory_id"] for r in found["results"]]
     assert ids[:2] == [new["id"], old["id"]], [r["text"] for r in found["results"]]
-    (hop,) = found["results"][0]["explain"]["graph"]["path"]
-    assert hop == {"from": new["id"], "relation": "supersedes", "to": old["id"], "confidence": 0.8}
-
-
-def test_a_quantity_that_moved_answers_before_the_old_number(
-    settings: Settings, worker: WorkerProcess
-) -> None:
-    """Tried as a new user would: after "I'm down to one cup of coffee a day", "how much
-    coffee does Maya drink?" answered "five cups a day" first. The new amount supersedes the
-    earlier number of the same measure by an edge (core/new_value.py); the old one stays,
-    as the history, right after it."""
-    old, new, edge, found = _edge_story(
-        settings,
-        (
-            "I've been drinking way too much coffee lately, like five cups a day.",
-            "Update: I'm down to one cup of coffee a day and I feel much better.",
-        ),
-        ("five cups", "one cup"),
-        "new_value",
-        "How much coffee does Maya drink?",
-    )
-    assert edge["evidence"] == {"value": "one cup"}, edge
-    ids = [r["memory_id"] for r in found["results"]]
-    assert ids[:2] == [new["id"], old["id"]], [r["text"] for r in found["results"]]
+    if rule == "replacement":
+        (hop,) = found["results"][0]["explain"]["graph"]["path"]
+        assert hop == {
+            "from": new["id"],
+            "relation": "supersedes",
+            "to": old["id"],
+            "confidence": 0.8,
+        }
