@@ -55,6 +55,11 @@ _ANIMALS: Final = (
     "turtle horse pony snake lizard gecko chicken ferret eagle owl hawk hummingbird deer bear "
     "moose elk fox wolf whale dolphin seal otter squirrel raccoon"
 )
+_BREEDS: Final = (
+    "beagle labrador lab retriever poodle terrier bulldog shepherd husky corgi dachshund "
+    "chihuahua collie spaniel pug boxer greyhound doodle mix mutt siamese persian tabby "
+    "ragdoll bengal"
+)
 _FOODS: Final = (
     "dairy milk cheese gluten wheat meat beef pork chicken fish seafood shellfish nuts "
     "peanuts eggs soy sugar"
@@ -85,7 +90,12 @@ _KINDS: Final[dict[str, str]] = {
     "car": _VEHICLES,
     "cars": _VEHICLES,
     "vehicle": _VEHICLES,
-    "pet": _ANIMALS,
+    "breed": _BREEDS,
+    "breeds": _BREEDS,
+    "kind of dog": _BREEDS,
+    "kind of cat": _BREEDS,
+    "pet": f"{_ANIMALS} {_BREEDS}",
+    "pets": f"{_ANIMALS} {_BREEDS}",
     "animal": _ANIMALS,
     "animals": _ANIMALS,
     "food group": _FOODS,

@@ -228,12 +228,14 @@ def test_update_re_derives_entities(settings: Settings, ns: str) -> None:
 def _told(
     settings: Settings, speaker: str, said: list[str], memories: int, question: str
 ) -> tuple[set[str], list[str]]:
-    """``said`` by ``speaker`` in one session of a new namespace: the memory texts once
-    ``memories`` of them are there, and the answer's texts to ``question``."""
+    """``said`` by ``speaker`` (or by the speaker a line names, "Lena: ...") in one session
+    of a new namespace: the memory texts once ``memories`` of them are there, and the
+    answer's texts to ``question``."""
     name = f"edges-told-{random.randrange(10**8)}"
+    lines = [t.split(": ", 1) if ": " in t else [speaker, t] for t in said]
     with Memory(settings=settings) as mem:
         mem.add(
-            [{"role": "user", "content": t, "speaker": speaker} for t in said],
+            [{"role": "user", "content": t, "speaker": who} for who, t in lines],
             user_id=name,
             run_id="s1",
             occurred_at=T0,
@@ -320,3 +322,20 @@ def test_a_question_finds_what_its_words_do_not_say(
     (core/group_words.py), a kind by its instances (core/answer_types.py)."""
     _, top = _told(settings, speaker, list(said), memories, question)
     assert top and first in top[0], top
+
+
+def test_a_name_given_in_answer_is_who_the_next_pronouns_mean(
+    settings: Settings, worker: WorkerProcess
+) -> None:
+    """Tried as a new user would: "Biscuit." answering "What's its name?" left "He's a
+    beagle mix" about "the PUPPY", and "what breed is Lena's dog?" found the breed sixth.
+    The bare name is who the next pronouns mean (core/extract/coreference.py), and a breed
+    asked for is searched by the common breeds (core/answer_types.py)."""
+    said = [
+        "Marcus: A puppy! What's its name?",
+        "Lena: Biscuit. I adopted him on Saturday. He's a beagle mix.",
+        "Lena: My brother Tom visited, he loves hiking.",
+    ]
+    texts, top = _told(settings, "Lena", said, 3, "What breed is Lena's dog?")
+    assert "Biscuit is a beagle mix" in texts, texts
+    assert any("beagle" in t for t in top[:2]), top

@@ -17,6 +17,10 @@ def test_the_kind_asked_for_is_followed_by_its_instances() -> None:
     assert instances_query("What kind of music does Lena like?") is not None
     assert instances_query("What instrument does Jules play?") is not None
     assert instances_query("Which food group does Rosa avoid?") is not None
+    breed = instances_query("What breed is Lena's dog?")
+    assert breed is not None and "beagle" in breed
+    pets = instances_query("What pets does Lena have?")
+    assert pets is not None and "puppy" in pets and "beagle" in pets
 
 
 def test_the_verb_may_say_the_kind() -> None:

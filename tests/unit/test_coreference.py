@@ -219,6 +219,28 @@ def test_a_name_resolved_into_a_claim_is_one_of_its_entities() -> None:
             ),
             "Miso is on antibiotics",
         ),
+        (  # a bare name answering "What's its name?" is who the next pronouns mean
+            (
+                "Marcus: A puppy! What's its name?",
+                "Lena: Biscuit. I adopted him on Saturday. He's a beagle mix.",
+            ),
+            "Biscuit is a beagle mix",
+        ),
+        (  # a name before a modal opens a sentence as a name does before "is"
+            (
+                "Marcus: Biscuit will be happy to have you home.",
+                "Lena: Although he ate a whole sock yesterday and we ended up at the vet.",
+            ),
+            "Biscuit ate a whole sock on 7 May 2024",
+        ),
+        (  # a time said first stays; the pronoun after it is resolved
+            ("Lena: My brother Tom visited. For now he just sleeps on my couch.",),
+            "For now Tom just sleeps on Lena's couch",
+        ),
+        (  # "it's in September" after a thing in the same sentence is that thing's date
+            ("Lena: I signed up for my first half marathon, it's in September.",),
+            "Lena's first half marathon is in September",
+        ),
     ],
 )
 def test_owned_relations_people_and_pets(lines: tuple[str, ...], expected: str) -> None:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from memstream.core.extract.dates import undated
 from memstream.core.extract.gates import wordset
-from memstream.core.extract.mentions import Mention, mentions
+from memstream.core.extract.mentions import Gender, Kind, Mention, mentions
 from memstream.core.extract.person import PAST_OR_FIXED
 
 ASSISTANT = "the assistant"
@@ -75,8 +75,25 @@ class Session:
         cached = self._mentions.get(index)
         if cached is None:
             cached = mentions(self.said[index].text, self.known, self.seen_names())
+            named = self._answered_name(index)
+            cached = (named, *cached) if named is not None else cached
             self._mentions[index] = cached
         return (*self._found.get(index, ()), *cached)
+
+    def _answered_name(self, index: int) -> Mention | None:
+        """ "Biscuit." opening the answer to "What's its name?": the name is who later
+        pronouns mean ("He's a beagle mix"), a pet for "its", a person for "his"/"her"."""
+        said = self.said[index]
+        if not said.first or said.turn == 0 or not _BARE_NAME.fullmatch(said.text):
+            return None
+        asked = [s for s in self.said[:index] if s.turn == said.turn - 1]
+        whose = _ASKS_NAME.search(asked[-1].text) if asked else None
+        if whose is None or asked[-1].speaker == said.speaker:
+            return None
+        owner = whose.group(1).lower()
+        kind: Kind = "animal" if owner == "its" else "person"
+        gender: Gender = "m" if owner == "his" else "f" if owner == "her" else ""
+        return Mention(said.text.strip(" .!"), kind, gender, False, 0)
 
     def seen_names(self) -> frozenset[str]:
         for s in self.said[self._named_upto :]:
@@ -96,6 +113,8 @@ class Session:
         self._resolved.setdefault(name.casefold(), name)
 
 
+_BARE_NAME = re.compile(r"\s*[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?\s*[.!]*\s*")
+_ASKS_NAME = re.compile(r"\bwhat(?:'s|\s+is|\s+was)\s+(its|his|her|their)\s+name\b", re.I)
 _INNER_CAPITAL = re.compile(r"(?<=[a-z,;:] )[A-Z][a-z]+")
 
 
@@ -250,6 +269,17 @@ _OPENING = re.compile(
     re.I,
 )
 _CONNECTIVE = re.compile(r"^(?:(?:that|this) way|this time|that said|in that case)\s*,?\s+", re.I)
+# a concessive clause left on its own by the clause split ("Although he ate a sock" of
+# "Although he ate a sock and we ended up at the vet"): its pronoun is the claim's subject
+_CONCESSIVE = re.compile(
+    r"^(?:although|though|even though)\s+(?=(?:he|she|they|it)\b)(?![^,]*,)", re.I
+)
+# a time said before the subject stays, the pronoun after it is resolved ("For now he just
+# chews my shoes")
+_TIME_FIRST = re.compile(
+    r"^(?:for now|right now|these days|lately|at the moment|nowadays)\s*,?\s+(?=(?:he|she|they)\b)",
+    re.I,
+)
 _SEEMS_ANY = re.compile(
     r"^it\s+(?:(?:really|just|definitely|also|still|kind of|kinda)\s+)?"
     r"(?:sounds|seems|feels|looks)\s+(?:like|as if|as though)\s+",
@@ -392,6 +422,13 @@ def _may_resolve(body: str) -> bool:
 
 
 def _resolve(body: str, session: Session, where: Where, speaker: str, after_assistant: bool) -> str:
+    concessive = _CONCESSIVE.match(body)
+    if concessive:
+        body = body[concessive.end() :]
+    time_first = _TIME_FIRST.match(body)
+    if time_first:
+        rest = _resolve(body[time_first.end() :], session, where, speaker, after_assistant)
+        return body[: time_first.end()] + rest
     if not _may_resolve(body):
         return body
     m = _CONNECTIVE.match(body)
@@ -476,7 +513,8 @@ def _opening(body: str, session: Session, where: Where, speaker: str, after_assi
     named = _NAME_IS.match(body)
     if named:  # "Her name is Tess, she's a vet": Tess is the vet; whose name, unsaid
         return f"{named.group('n')} is {named.group('rest')}" if named.group("rest") else body
-    if _MEASURE.match(body) or _DATED.match(body) or (_CLEFT.match(body) and not after_assistant):
+    dated = _DATED.match(body) and not _names_a_thing_before(session, where)
+    if _MEASURE.match(body) or dated or (_CLEFT.match(body) and not after_assistant):
         return body  # "It's only three hours", "That's why": no thing meant
     dem = _DEMONSTRATIVE_NOUN.match(body)
     if dem and dem.group("noun").lower() not in _AFTER_PRONOUN:
@@ -524,6 +562,15 @@ def _opening(body: str, session: Session, where: Where, speaker: str, after_assi
     if possessive:
         return f"{undated(words)}'s{rest}"
     return _subject(undated(words), m.group("c") or "", rest, found.plural) + rest
+
+
+def _names_a_thing_before(session: Session, where: Where) -> bool:
+    """Whether the claim's sentence names a thing before it: then "it's in September" is
+    that thing's date ("I signed up for a half marathon, it's in September")."""
+    if not where.before.strip():
+        return False
+    found = mentions(where.before, session.known, session.seen_names())
+    return any(m.kind == "thing" and not m.plural for m in found)
 
 
 def _be(contraction: str, rest: str) -> str:

@@ -96,10 +96,11 @@ _ALL_CAPS_NAME = re.compile(r"^[A-Z0-9&.-]{2,}$")
 # What may follow a name that opens a sentence ("Jonah got a job", "Noor and I").
 _NAME_VERBS = wordset("""got gets is was has had and said says went goes came comes took made
     wants loves likes hates started starts won moved lives lived works worked just finally
-    already never always also still called texted asked told""")
+    already never always also still called texted asked told will would can could should
+    might must""")
 _ABSTRACT = wordset("""way ways thing things time times lot lots bit kind sort fact idea ideas
     point chance while moment one ones stuff question questions reason sense approach option
-    options start plan""")
+    options start plan side""")
 _CALENDAR = frozenset(w.lower() for w in (*MONTH_NAMES, *WEEKDAYS))
 # Kin words used as names ("Dad", "Grandma"), their gender known.
 _KIN_NAMES = wordset("mom mum mommy mummy dad daddy grandma granny grandpa granddad")
