@@ -10,7 +10,8 @@ keeping each memory's best match of the searches (``core.fusion.fuse_parts``), a
 for a group's members (``core.group_words``).
 
 The verb may say the kind: "what does Rosa drive now?" asks for a car, "what does he play?"
-for an instrument or a sport.
+for an instrument or a sport, "where does Lena work?" for a place of work; a yes-or-no
+question may ask for one ("does Lena have any pets?").
 
 Only a kind the question asks for ("which X", "what kind of X", "what X does ...") is
 replaced: "a language exchange" in a statement-like question asks for no instance.
@@ -78,6 +79,10 @@ _SUBJECTS: Final = (
     "math maths mathematics chemistry physics biology history geography English literature "
     "art music economics psychology philosophy computer science engineering nursing law "
     "medicine"
+)
+_WORKPLACES: Final = (
+    "hospital clinic school university college office company startup firm bank restaurant "
+    "cafe bakery store shop hotel factory lab studio agency warehouse library gym salon"
 )
 _DRINKS: Final = "coffee tea espresso latte beer wine whiskey cocktail juice soda kombucha"
 _KINDS: Final[dict[str, str]] = {
@@ -156,13 +161,32 @@ _ASKED_BY_VERB: Final = re.compile(
 )
 
 
+# "does Lena have any pets?", "does he play an instrument?": a yes-or-no question for a kind
+_ASKED_ANY: Final = re.compile(
+    r"^\s*(?:so\s+|and\s+)?(?:does|did|do|has|have)\s+(?:[\w'’]+\s+){1,4}?(?:any|a|an)\s+"
+    r"(?P<kind>" + "|".join(sorted(map(re.escape, _KINDS), key=len, reverse=True)) + r")\b",
+    re.I,
+)
+# "where does Lena work?": a place of work
+_ASKED_WORKPLACE: Final = re.compile(
+    r"^\s*(?:so\s+|and\s+)?where\s+(?P<verb>(?:does|did|do|will|would)\s+(?:[\w'’]+\s+){1,3}?"
+    r"work|(?:is|was|are|were)\s+(?:[\w'’]+\s+){1,3}?working)\b"
+    r"(?=\s*(?:[?.!,]|$|(?:at|for|in|now|before|after|these|nowadays|today|currently|as|"
+    r"during|while|when|then|and)\b))",
+    re.I,
+)
+
+
 def instances_query(query: str) -> str | None:
     """``query`` with the kind it asks for followed by that kind's common instances, or None
     when it asks for no kind the table knows."""
-    m = _ASKED.search(query)
+    m = _ASKED.search(query) or _ASKED_ANY.search(query)
     if m is not None:
         kind = m.group("kind")
         return f"{query[: m.end('kind')]} {_KINDS[kind.casefold()]}{query[m.end('kind') :]}"
+    w = _ASKED_WORKPLACE.search(query)
+    if w is not None:
+        return f"{query[: w.end('verb')]} {_WORKPLACES}{query[w.end('verb') :]}"
     v = _ASKED_BY_VERB.search(query)
     if v is None:
         return None

@@ -33,6 +33,18 @@ def test_the_verb_may_say_the_kind() -> None:
     plays = instances_query("What does Tomas play in his band?")
     assert plays is not None and "guitar" in plays and "tennis" in plays
     assert instances_query("What is Rosa doing now?") is None
+    work = instances_query("Where does Lena work?")
+    assert work is not None and "hospital" in work and work.endswith("?")
+    assert instances_query("Where is Sam working now?") is not None
+    assert instances_query("Where is the work party?") is None
+    assert instances_query("Where does the work happen?") is None
+
+
+def test_a_yes_or_no_question_may_ask_for_a_kind() -> None:
+    pets = instances_query("Does Lena have any pets?")
+    assert pets is not None and "dog" in pets and pets.endswith(" pets?") is False
+    assert instances_query("Does he play an instrument?") is not None
+    assert instances_query("Did she have a good time?") is None
 
 
 def test_a_kind_not_asked_for_is_left_alone() -> None:

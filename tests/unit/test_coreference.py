@@ -247,6 +247,19 @@ def test_owned_relations_people_and_pets(lines: tuple[str, ...], expected: str) 
     assert expected in said(*lines)
 
 
+def test_a_phrase_whose_head_is_one_or_a_time_is_no_thing() -> None:
+    # "a small one" is no "small", "in the fall" is when: neither is what "it" means
+    assert [m.text for m in mentions("A small one, and I get to move to day shifts.")] == []
+    assert [m.text for m in mentions("We met this weekend. I start in the fall.")] == []
+    assert [m.text for m in mentions("The fall festival was fun.")] == ["The fall festival"]
+
+
+def test_a_clause_after_comma_and_is_the_speakers_own() -> None:
+    texts = said("Marcus: Does it mean a raise?", "Lena: A small one, and I get to move.")
+    assert any("Lena gets to move" in t for t in texts), texts
+    assert "Lena's sister and Lena love hiking" in said("Lena: My sister and I love hiking.")
+
+
 def test_an_auxiliary_with_nothing_after_it_is_no_memory() -> None:
     texts = said(
         "Noor: My cat Miso has been sick.",

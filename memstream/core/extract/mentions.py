@@ -102,6 +102,10 @@ _ABSTRACT = wordset("""way ways thing things time times lot lots bit kind sort f
     point chance while moment one ones stuff question questions reason sense approach option
     options start plan side""")
 _CALENDAR = frozenset(w.lower() for w in (*MONTH_NAMES, *WEEKDAYS))
+# a time said as a noun phrase ("in the fall", "over the weekend") is when, not a thing
+_TIMES = wordset("""spring summer fall autumn winter weekend weekends morning mornings afternoon
+    evening evenings night nights holidays""")
+_TIME_LINKS = wordset("in on at during over for by until till this next last that")
 # Kin words used as names ("Dad", "Grandma"), their gender known.
 _KIN_NAMES = wordset("mom mum mommy mummy dad daddy grandma granny grandpa granddad")
 _NOT_NAME_WORDS = (
@@ -246,8 +250,16 @@ def mentions(
                     Mention(sentence[det_start:stop], found[0], found[1], found[2], det_start), stop
                 )
         head = toks[end - 1]
-        if head.low in _ABSTRACT:
-            continue  # "that way", "a good idea": nothing a pronoun points back to
+        if (
+            head.low in _TIMES
+            and end == first + 2
+            and (tok.low in _TIME_LINKS or (i and toks[i - 1].low in _TIME_LINKS))
+        ):
+            continue
+        if head.low in _ABSTRACT or (end < len(toks) and toks[end].low in ("one", "ones")):
+            # "that way", "a good idea": nothing a pronoun points back to; "a small one"
+            # is no "small"
+            continue
         said = _NounInfo.of(toks, first + 1, end)
         stop = head.start + len(head.text)
         add(Mention(sentence[det_start:stop], said.kind, said.gender, said.plural, det_start), stop)

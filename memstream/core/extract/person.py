@@ -176,9 +176,16 @@ for _key, _p in (("first", _FIRST), ("second", _SECOND)):
             re.compile(_i + _p.subject + r"\s+(" + ADVERB + r"*)(" + _NEG_ALT + r")\b", re.I),
             _negated,
         ),
-        # "my sister and I love ..." keeps the plural verb
+        # "my sister and I love ..." keeps the plural verb ("..., and I get" is a clause)
         (
-            re.compile(_i + r"(?<!\band )" + _p.subject + r"\s+(" + ADVERB + r"*)([A-Za-z]+)\b"),
+            re.compile(
+                _i
+                + r"(?:(?<!\band )|(?<=, and ))"
+                + _p.subject
+                + r"\s+("
+                + ADVERB
+                + r"*)([A-Za-z]+)\b"
+            ),
             _conjugated,
         ),
         (_REFLEXIVE[_key], "themself"),
