@@ -84,6 +84,12 @@ _WORKPLACES: Final = (
     "hospital clinic school university college office company startup firm bank restaurant "
     "cafe bakery store shop hotel factory lab studio agency warehouse library gym salon"
 )
+_JOBS: Final = (
+    "teacher nurse doctor engineer developer programmer designer artist writer chef cook "
+    "lawyer accountant manager student musician photographer scientist researcher therapist "
+    "counselor pilot firefighter police officer mechanic electrician plumber carpenter farmer "
+    "driver barista professor tutor coach"
+)
 _DRINKS: Final = "coffee tea espresso latte beer wine whiskey cocktail juice soda kombucha"
 _KINDS: Final[dict[str, str]] = {
     "language": _LANGUAGES,
@@ -109,6 +115,10 @@ _KINDS: Final[dict[str, str]] = {
     "ingredients": _FOODS,
     "genre": _GENRES,
     "genres": _GENRES,
+    "job": _JOBS,
+    "profession": _JOBS,
+    "occupation": _JOBS,
+    "career": _JOBS,
     "hobby": _HOBBIES,
     "hobbies": _HOBBIES,
     "subject": _SUBJECTS,
@@ -167,6 +177,14 @@ _ASKED_ANY: Final = re.compile(
     r"(?P<kind>" + "|".join(sorted(map(re.escape, _KINDS), key=len, reverse=True)) + r")\b",
     re.I,
 )
+# "what is Priya's profession?", "what was Owen's job?": the kind after the person
+_ASKED_OWNED: Final = re.compile(
+    r"^\s*(?:so\s+|and\s+)?what(?:'s|’s|\s+is|\s+was|\s+are|\s+were)\s+(?:[\w'’]+\s+){1,3}?"
+    r"(?P<kind>" + "|".join(sorted(map(re.escape, _KINDS), key=len, reverse=True)) + r")\b"
+    r"(?=\s*(?:[?.!,]|$|(?:before|now|then|these|nowadays|currently|today|and|or|to|in|at|"
+    r"for)\b))",  # "what is the job market like?" asks for no job
+    re.I,
+)
 # "where does Lena work?": a place of work
 _ASKED_WORKPLACE: Final = re.compile(
     r"^\s*(?:so\s+|and\s+)?where\s+(?P<verb>(?:does|did|do|will|would)\s+(?:[\w'’]+\s+){1,3}?"
@@ -180,7 +198,7 @@ _ASKED_WORKPLACE: Final = re.compile(
 def instances_query(query: str) -> str | None:
     """``query`` with the kind it asks for followed by that kind's common instances, or None
     when it asks for no kind the table knows."""
-    m = _ASKED.search(query) or _ASKED_ANY.search(query)
+    m = _ASKED.search(query) or _ASKED_ANY.search(query) or _ASKED_OWNED.search(query)
     if m is not None:
         kind = m.group("kind")
         return f"{query[: m.end('kind')]} {_KINDS[kind.casefold()]}{query[m.end('kind') :]}"

@@ -356,3 +356,19 @@ def test_a_name_given_in_answer_is_who_the_next_pronouns_mean(
     texts, top = _told(settings, "Lena", said, 3, "What breed is Lena's dog?")
     assert "Biscuit is a beagle mix" in texts, texts
     assert any("beagle" in t for t in top[:2]), top
+
+
+def test_she_is_the_pet_not_the_landlord_who_changed_his_mind(
+    settings: Settings, worker: WorkerProcess
+) -> None:
+    """Tried as a new user would: after "the landlord changed his mind, so I adopted
+    Pepper", "She sleeps on my couch all day" became "The landlord sleeps on Priya's
+    couch". "his" after the landlord's verb says he is no "she" (core/extract/mentions.py)."""
+    said = [
+        "Priya: Also, the landlord changed his mind, so I adopted Pepper last weekend!",
+        "Owen: That's amazing. How is she settling in?",
+        "Priya: She sleeps on my couch all day and steals my socks.",
+    ]
+    texts, top = _told(settings, "Priya", said, 3, "What does Pepper do all day?")
+    assert "Pepper sleeps on Priya's couch all day and steals Priya's socks" in texts, texts
+    assert top and top[0].startswith("Pepper sleeps"), top

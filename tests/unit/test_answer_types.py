@@ -40,6 +40,14 @@ def test_the_verb_may_say_the_kind() -> None:
     assert instances_query("Where does the work happen?") is None
 
 
+def test_a_kind_after_the_person_is_asked_for() -> None:
+    job = instances_query("What is Priya's profession?")
+    assert job is not None and "teacher" in job and job.endswith("?")
+    assert instances_query("What was Owen's job before?") is not None
+    assert instances_query("What is the job market like?") is None
+    assert instances_query("When did Marcus quit his job?") is None
+
+
 def test_a_yes_or_no_question_may_ask_for_a_kind() -> None:
     pets = instances_query("Does Lena have any pets?")
     assert pets is not None and "dog" in pets and pets.endswith(" pets?") is False

@@ -254,6 +254,27 @@ def test_a_phrase_whose_head_is_one_or_a_time_is_no_thing() -> None:
     assert [m.text for m in mentions("The fall festival was fun.")] == ["The fall festival"]
 
 
+def test_a_possessive_after_a_persons_verb_says_who_they_are() -> None:
+    found = {
+        m.text: m.gender
+        for m in mentions("Also, the landlord changed his mind, so I adopted Pepper.")
+    }
+    assert found == {"the landlord": "m", "Pepper": ""}
+    assert [m.gender for m in mentions("My boss lost her keys.")] == ["f"]
+    # "her" before "a" is an object: whose the book is, unsaid
+    assert [m.gender for m in mentions("My boss gave her a book.")] == ["", ""]
+    texts = said(
+        "Priya: Also, the landlord changed his mind, so I adopted Pepper last weekend!",
+        "Owen: That's amazing. How is she settling in?",
+        "Priya: She sleeps on my couch all day and steals my socks.",
+    )
+    assert "Pepper sleeps on Priya's couch all day and steals Priya's socks" in texts, texts
+    assert "Pepper looks so calm" in said(
+        "Priya: There's an old greyhound called Pepper who is so gentle.",
+        "Owen: Aww, she looks so calm.",
+    )
+
+
 def test_a_clause_after_comma_and_is_the_speakers_own() -> None:
     texts = said("Marcus: Does it mean a raise?", "Lena: A small one, and I get to move.")
     assert any("Lena gets to move" in t for t in texts), texts

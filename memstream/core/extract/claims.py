@@ -106,7 +106,7 @@ _EMOTICON_MOUTHS = frozenset(")(dDpP/\\|")
 _TRAILING_WORDS = ("btw", "lol", "haha", "tbh", "fyi", "though", "anyway", "lmao", "imo", "anyways")
 # What text MARKERS matches starts with, folded.
 _MARKER_STARTS = alternatives(
-    "well|so|oh|ah|um|uh|hmm|yeah|yes|yep|no|ok|anyway|also|btw|by the way|actually|honestly|"
+    "well|so|oh|ah|aw|um|uh|hmm|yeah|yes|yep|no|ok|anyway|also|btw|by the way|actually|honestly|"
     "basically|fyi|fun fact|guess what|wow|haha|lol|hey|hi|hello|sorry|wait|oops|plus|and|but|"
     "to be honest|tbh|then|now|correction|thank|nice to meet you|good to see you|update|"
     "just so you know|for the record|quick update|big news|good news|bad news|some news|great news"

@@ -10,7 +10,7 @@ from memstream.schemas.events import Category
 # --- cue patterns --------------------------------------------------------------------
 
 MARKERS = re.compile(
-    r"^(?:(?:well|so|oh|ah|um+|uh+|hmm+|yeah|yes|yep|no(?! longer| one| more)|nope|ok|okay|anyway|anyways|also|btw|"
+    r"^(?:(?:well|so|oh|ah|aw+|um+|uh+|hmm+|yeah|yes|yep|no(?! longer| one| more)|nope|ok|okay|anyway|anyways|also|btw|"
     r"by the way|actually|honestly|basically|fyi|fun fact|guess what|wow|haha|lol|hey|hi|hello|"
     r"sorry|wait|oops|plus|and|but|to be honest|tbh|oh and|oh well|then|now|correction|thank you so much|"
     r"thank you|thanks so much|thanks|nice to meet you|good to see you|"

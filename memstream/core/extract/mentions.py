@@ -10,7 +10,7 @@ that are only sometimes names (holidays, months) are never mentions.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from memstream.core.calendar_words import MONTH_NAMES, WEEKDAYS
@@ -282,7 +282,23 @@ def mentions(
                     said.plural, toks[i].start),
             head.start + len(head.text),
         )  # fmt: skip
-    return tuple(sorted(out, key=lambda m: m.start))
+    return tuple(sorted((_gendered(m, sentence) for m in out), key=lambda m: m.start))
+
+
+# "the landlord changed his mind", "Mia loves her new job": the possessive right after a
+# person's verb says who they are; "gave her a book" is an object, not hers
+_OWN_AFTER = re.compile(
+    r"\s+(?:[a-z]+\s+){1,2}?(?:(his)|(her)(?!\s+(?:a|an|the|to|for|with|in|on|at|and|that|this)\b)\s+[a-z])"
+)
+
+
+def _gendered(m: Mention, sentence: str) -> Mention:
+    if m.gender or not m.animate or m.plural:
+        return m
+    found = _OWN_AFTER.match(sentence, m.start + len(m.text))
+    if found is None:
+        return m
+    return replace(m, gender="m" if found.group(1) else "f")
 
 
 def _owned_relation(sentence: str, toks: list[_Token], start: int, end: int) -> Mention | None:
