@@ -141,7 +141,7 @@ async def _run(
             level=signal.level.value,
             size=len(buffer),
             first_at=buffer[0].occurred_at,
-            watermark=watermark[ns],
+            last_at=max(t.occurred_at for t in buffer),
             config=config,
             reasons=signal.reasons,
         )

@@ -1,7 +1,7 @@
 """When a session's turn buffer is extracted: pure rules on event time.
 
 An urgent HIGH signal extracts at once (one call for the whole buffer, so the model sees the
-context); a full buffer extracts as a batch. When a namespace's event-time clock moves (one
+context); a full buffer extracts as a batch, and so does one whose turns span ``max_age``. When a namespace's event-time clock moves (one
 of its sessions speaks), each of its *other* open buffers is extracted once its first turn is
 ``max_age`` older than the clock, or its last turn ``gap`` older (the tenant moved on to
 another conversation): decided at the namespace, in the order of its own turns, so the same
@@ -44,16 +44,22 @@ def trigger_on_append(
     level: str,
     size: int,
     first_at: datetime,
-    watermark: datetime,
+    last_at: datetime,
     config: BufferConfig,
     reasons: tuple[str, ...] = (),
 ) -> Trigger | None:
-    """The trigger fired by appending a turn of ``level`` (buffer now holds ``size`` turns)."""
+    """The trigger fired by appending a turn of ``level`` (buffer now holds ``size`` turns,
+    ``first_at`` to ``last_at`` in event time).
+
+    The buffer's age is its own session's time, not the namespace's clock: a session older
+    than the clock (a conversation imported after a newer one, a history sent out of order)
+    would otherwise be extracted turn by turn, each turn without the one before it, and an
+    answer would lose the question it answers."""
     if level == "HIGH" and (config.urgent is None or config.urgent.intersection(reasons)):
         return "high_signal"
     if size >= config.max_turns:
         return "buffer_full"
-    if watermark - first_at >= config.max_age:
+    if last_at - first_at >= config.max_age:
         return "buffer_age"
     return None
 

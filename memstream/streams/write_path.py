@@ -243,7 +243,7 @@ class WritePath:
             level=signal.level.value,
             size=len(buffer.turns),
             first_at=buffer.first_at,
-            watermark=state.watermark(ns),
+            last_at=buffer.last_at,
             config=self.buffer_config,
             reasons=signal.reasons,
         )

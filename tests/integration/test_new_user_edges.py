@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import random
 import time
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import orjson
@@ -372,3 +372,41 @@ def test_she_is_the_pet_not_the_landlord_who_changed_his_mind(
     texts, top = _told(settings, "Priya", said, 3, "What does Pepper do all day?")
     assert "Pepper sleeps on Priya's couch all day and steals Priya's socks" in texts, texts
     assert top and top[0].startswith("Pepper sleeps"), top
+
+
+def test_an_older_conversation_sent_after_a_newer_one_keeps_its_context(
+    settings: Settings, worker: WorkerProcess
+) -> None:
+    """Tried as a new user would, importing history out of order (the project's own
+    conversations as one namespace): every turn of a session older than the namespace's
+    clock was extracted on its own, so "Goalie, like his mother did." lost the question it
+    answers. A buffer's age is its own session's time (core/buffer_policy.py)."""
+    name = f"edges-order-{random.randrange(10**8)}"
+    newer = datetime(2024, 9, 1, 9, tzinfo=UTC)
+    lines = [
+        ("Owen", "My grandson Leo made the travel hockey team."),
+        ("Mia", "That's wonderful! What position does he play?"),
+        ("Owen", "Goalie, like his mother did."),
+    ]
+    with Memory(settings=settings) as mem:
+        mem.add(
+            [{"role": "user", "content": "I moved to Tucson for the winter.", "speaker": "Owen"}],
+            user_id=name,
+            run_id="later",
+            occurred_at=newer,
+        )
+        for i, (who, text) in enumerate(lines):
+            mem.add(
+                [{"role": "user", "content": text, "speaker": who}],
+                user_id=name,
+                run_id="earlier",
+                occurred_at=T0 + timedelta(minutes=i),
+            )
+        deadline = time.monotonic() + 45
+        texts: set[str] = set()
+        while time.monotonic() < deadline:
+            texts = {r["memory"] for r in mem.get_all(user_id=name)["results"]}
+            if any("Goalie" in t for t in texts):
+                break
+            time.sleep(0.5)
+    assert any(t.startswith('Asked "What position does he play?"') for t in texts), texts

@@ -15,20 +15,20 @@ CFG = BufferConfig(max_turns=3, max_age=timedelta(minutes=10), idle_seconds=5)
 
 
 def test_urgent_high_signal_extracts_now() -> None:
-    at = {"first_at": T0, "watermark": T0, "config": CFG, "size": 1}
+    at = {"first_at": T0, "last_at": T0, "config": CFG, "size": 1}
     assert trigger_on_append(level="HIGH", reasons=("correction",), **at) == "high_signal"  # type: ignore[arg-type]
     assert trigger_on_append(level="HIGH", reasons=("fact",), **at) is None  # type: ignore[arg-type]
     every = BufferConfig(max_turns=3, urgent=None)
     assert (
-        trigger_on_append(level="HIGH", size=1, first_at=T0, watermark=T0, config=every)
+        trigger_on_append(level="HIGH", size=1, first_at=T0, last_at=T0, config=every)
         == "high_signal"
     )
 
 
 def test_full_buffer() -> None:
-    assert trigger_on_append(level="NORMAL", size=2, first_at=T0, watermark=T0, config=CFG) is None
+    assert trigger_on_append(level="NORMAL", size=2, first_at=T0, last_at=T0, config=CFG) is None
     assert (
-        trigger_on_append(level="NORMAL", size=3, first_at=T0, watermark=T0, config=CFG)
+        trigger_on_append(level="NORMAL", size=3, first_at=T0, last_at=T0, config=CFG)
         == "buffer_full"
     )
 
@@ -36,7 +36,7 @@ def test_full_buffer() -> None:
 def test_age_is_event_time() -> None:
     late = T0 + timedelta(minutes=10)
     assert (
-        trigger_on_append(level="SKIP", size=1, first_at=T0, watermark=late, config=CFG)
+        trigger_on_append(level="SKIP", size=2, first_at=T0, last_at=late, config=CFG)
         == "buffer_age"
     )
     at = {"first_at": T0, "last_at": T0, "config": CFG}
@@ -62,3 +62,11 @@ def test_buffers_flushed_together_go_in_event_time_order() -> None:
     keys.append((("ns", None), T0))
     assert flush_order(keys) == [("ns", None), ("ns", "a"), ("ns", "b")]
     assert flush_order(reversed(keys)) == flush_order(keys)
+
+
+def test_a_session_behind_the_namespaces_clock_is_not_extracted_turn_by_turn() -> None:
+    # its own turns a minute apart: the clock of newer sessions says nothing of its age
+    a_minute = T0 + timedelta(minutes=1)
+    assert (
+        trigger_on_append(level="NORMAL", size=2, first_at=T0, last_at=a_minute, config=CFG) is None
+    )
