@@ -14,10 +14,12 @@ Per question, with ``evidence`` the turns that hold its answer:
 * baselines: the top k turns of Okapi BM25 (k1 1.2, b 0.75) and of dense-only search
   (hashing embedder) over the namespace's raw turns, in the same run.
 
-The haystack sets (``BEAM dev haystack``, ``BEAM test haystack``) ask the same questions of
-one namespace that holds every conversation of the split: each question's own conversation
-is a tenth of the history, the rest distractors, as LongMemEval builds its haystacks; each
-is asked a day after the haystack's last turn. How much recall loses there is how it copes
+The haystack sets (``BEAM dev haystack``, ``BEAM test haystack``, ``own haystack``) ask the
+same questions of one namespace that holds every conversation of the split (or of the own
+set, six conversations sent one after another, so each but the first is older than the
+namespace's clock): each question's own conversation is a tenth (a sixth) of the history,
+the rest distractors, as LongMemEval builds its haystacks; each is asked a day after the
+haystack's last turn. How much recall loses there is how it copes
 with a long history.
 
 Abstention questions (BEAM: nothing in the conversation answers them) count how often the
@@ -65,6 +67,7 @@ DEPTH = 40  # memories asked for per question: enough for 20 distinct turns
 HAYSTACK = " haystack"
 SET_NAMES = {
     "own": "own",
+    "own_haystack": "own" + HAYSTACK,
     "dev": "BEAM dev",
     "test": "BEAM test",
     "dev_haystack": "BEAM dev" + HAYSTACK,
@@ -363,9 +366,13 @@ def wanted_sets(env: Mapping[str, str] | None = None) -> list[str]:
 
 def load_set(key: str) -> EvalSet | None:
     """One set by key; None for a BEAM split when the dataset is not on this machine."""
-    if key == "own":
-        return EvalSet("own", load_conversations(), load_questions())
-    loaded = beam_data.load_split("dev" if key.startswith("dev") else "test")
+    if key.startswith("own"):
+        loaded: tuple[list[dict[str, Any]], list[dict[str, Any]]] | None = (
+            list(load_conversations()),
+            list(load_questions()),
+        )
+    else:
+        loaded = beam_data.load_split("dev" if key.startswith("dev") else "test")
     if loaded is None:
         return None
     turns, questions = loaded
