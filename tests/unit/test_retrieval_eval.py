@@ -152,7 +152,14 @@ def test_beam_absent_means_no_split(tmp_path: Path, monkeypatch: pytest.MonkeyPa
 
 
 def test_eval_sets_from_the_environment() -> None:
-    assert wanted_sets({}) == ["own", "own_haystack", "dev", "test", "dev_haystack", "test_haystack"]
+    assert wanted_sets({}) == [
+        "own",
+        "own_haystack",
+        "dev",
+        "test",
+        "dev_haystack",
+        "test_haystack",
+    ]
     assert wanted_sets({"MEMSTREAM_EVAL_SETS": "own, dev"}) == ["own", "dev"]
     with pytest.raises(ValueError, match="unknown set"):
         wanted_sets({"MEMSTREAM_EVAL_SETS": "own,train"})
