@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any
 
@@ -237,7 +237,9 @@ def source_text(sources: Sequence[BufferedTurn], limit: int = SOURCE_TEXT_CHARS)
 
 
 def _fields(payload: TurnsExtracted) -> dict[str, Any]:
-    return {name: getattr(payload, name) for name in payload.__dataclass_fields__}
+    # dataclasses.fields, not __dataclass_fields__: that one also lists the ClassVar TYPE,
+    # which the constructor refuses (every flush with a rejected fact raised)
+    return {f.name: getattr(payload, f.name) for f in fields(payload)}
 
 
 def _plan_fact(

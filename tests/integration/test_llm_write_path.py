@@ -42,6 +42,7 @@ SESSIONS = {
     "s-bad": "malformed once",
     "s-slow": "slow once",
     "s-cause": "declares a cause",
+    "s-refused": "a fact the log refuses",
 }
 
 
@@ -93,6 +94,13 @@ def chooser(body: dict[str, Any]) -> Any:
                 ),
             )
         )
+    if session == "s-refused":
+        refused = {
+            **_canned("Ann lives in city \x07 five", None),
+            "source_turn_ids": ["s-refused-t0"],
+        }
+        kept = {**_canned("Ann likes shade five", None), "source_turn_ids": ["s-refused-t0"]}
+        return CannedFacts((refused, kept))
     return Derive()
 
 
@@ -163,6 +171,11 @@ async def test_every_failure_mode_and_no_turn_lost(
             "causes",
         )
     ], declared
+    # a fact the log refuses (a control character) is named in the extraction record, the
+    # flush's other fact lands and the worker goes on (it raised before)
+    refused = heads["s-refused"].evidence["rejected_facts"]
+    assert [r["fact"] for r in refused] == ["Ann lives in city \x07 five"], refused
+    assert any(e.payload.text == "Ann likes shade five" for e in created)
     # and that the wait at the pier adds detail to the missed ferry: an elaborates edge
     detail = [
         (e.payload.memory_id, e.payload.target_id, e.payload.relation)

@@ -106,3 +106,28 @@ def test_fold_of_the_log_is_the_live_state() -> None:
     memory, log = run(SCRIPT)
     rebuilt = fold([decode(encode(e)) for e in log])
     assert rebuilt == memory.states
+
+
+def test_a_fact_the_log_refuses_is_reported_not_raised() -> None:
+    """A fact whose text the event schema refuses (a control character, a model's overlong
+    text) is named in the extraction record's evidence; the flush's other facts land. The
+    record was rebuilt from ``__dataclass_fields__``, which lists the ClassVar ``TYPE`` too:
+    every flush with a refused fact raised, and a worker's agent would have stopped."""
+    from memstream.core.facts import Fact
+
+    memory = NamespaceMemory("ns", HashingEmbedder())
+    text = "I live in Boston."
+    turn = BufferedTurn("e0", "t0", "user", "Ann", text, T0, scan(text, role="user"))
+    facts = (
+        Fact(
+            category="fact", text="Ann lives in \x02Boston", confidence=0.9, source_turn_ids=("t0",)
+        ),
+        Fact(category="fact", text="Ann lives in Boston", confidence=0.9, source_turn_ids=("t0",)),
+    )
+    log = plan_flush(memory, Flush("ns", "s1", "high_signal", (turn,), facts, None), GateConfig())
+    head = log[0]
+    assert head.type == "TurnsExtracted"
+    rejected = head.payload.evidence["rejected_facts"]
+    assert [r["fact"] for r in rejected] == ["Ann lives in \x02Boston"]
+    assert "control" in rejected[0]["error"]
+    assert [e.payload.text for e in log if e.type == "MemoryCreated"] == ["Ann lives in Boston"]
