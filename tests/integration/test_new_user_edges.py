@@ -371,7 +371,7 @@ def test_she_is_the_pet_not_the_landlord_who_changed_his_mind(
     ]
     texts, top = _told(settings, "Priya", said, 3, "What does Pepper do all day?")
     assert "Pepper sleeps on Priya's couch all day and steals Priya's socks" in texts, texts
-    assert top and top[0].startswith("Pepper sleeps"), top
+    assert top and "sleeps on" in top[0], top
 
 
 def test_an_older_conversation_sent_after_a_newer_one_keeps_its_context(

@@ -62,10 +62,13 @@ EXPECTED = {
     "What does Ana bake every morning?": "Ana bakes sourdough every morning",
     "Does Ana like her job at the bakery?": "Ana loves the job at a bakery",
 }
-# A short answer keeps the question it answers: cut alone it would say nothing.
-ANSWER = 'Asked "What position does he play?", Melanie said: "Goalie, like his mother."'
+# A short answer keeps the question it answers: cut alone it would say nothing; whom the
+# question's pronoun means stands beside the quote.
+ANSWER = 'Asked "What position does he play?" (about Leo), Melanie said: "Goalie, like his mother."'
 # and a confirmation keeps the question it confirms, though more was said after it
-CONFIRMED = 'Asked "Is he the youngest on the team?", Melanie said: "Yes, by two years."'
+CONFIRMED = (
+    'Asked "Is he the youngest on the team?" (about Leo), Melanie said: "Yes, by two years."'
+)
 # A memory that opens with one of these leans on a turn it does not carry.
 PRONOUN = re.compile(
     r"^(?:it|its|it's|they|them|their|this|that|these|those|he|him|his|she|her)\b", re.I

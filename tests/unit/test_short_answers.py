@@ -35,7 +35,11 @@ def test_an_answer_to_the_assistant_keeps_the_question() -> None:
         ("assistant", "assistant", "That's wonderful! What position does he play?"),
         ("user", "Owen", "Goalie, like his mother did."),
     )
-    assert 'Asked "What position does he play?", Owen said: "Goalie, like his mother did."' in got
+    # the quote stays as asked; whom its "he" means stands beside it
+    assert (
+        'Asked "What position does he play?" (about Leo), Owen said: "Goalie, like his mother did."'
+        in got
+    )
     assert "Goalie, like his mother did" not in got
 
 
@@ -101,3 +105,21 @@ def test_an_answer_of_pointers_or_a_question_of_no_words_is_none() -> None:
     assert not any(
         t.startswith("Asked") for t in run(("user", "Lena", "?"), ("user", "Tomas", "he"))
     )
+
+
+def test_a_quoted_question_names_whom_its_pronoun_means() -> None:
+    got = run(
+        ("user", "Priya", "There's an old greyhound called Pepper who is so gentle."),
+        ("user", "Owen", "Aww, she looks so calm. Are you going to adopt her?"),
+        ("user", "Priya", "I wish, but my apartment doesn't allow dogs."),
+    )
+    assert any(
+        t.startswith('Asked "Are you going to adopt her?" (about Pepper), Priya') for t in got
+    )
+    # nothing to point back to: the quote alone
+    got = run(
+        ("user", "Owen", "We played our first gig on Thursday."),
+        ("user", "Priya", "How did it go?"),
+        ("user", "Owen", "Pretty good, about 40 people came."),
+    )
+    assert any(t.startswith('Asked "How did it go?", Owen said') for t in got), got

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from memstream.core.extract.coreference import Session
+from memstream.core.extract.coreference import Session, referent
 from memstream.core.extract.filler import claim_words, has_content, is_filler_words
 from memstream.core.extract.gates import wordset
 
@@ -62,13 +62,30 @@ def question_answered(
     return question
 
 
-def answer_text(question: str, name: str, answer: str) -> str | None:
+def asked_about(session: Session, turn_index: int, question: str) -> str | None:
+    """Whom or what ``question`` (the sentence ``question_answered`` found in the turn
+    before ``turn_index``) asks about with a pronoun: "Are you going to adopt her?" after
+    "an old greyhound called Pepper" is about Pepper. The quote stays as said; the memory
+    names the referent beside it, so a question naming Pepper finds the answer."""
+    before = turn_index - 1
+    for i in range(len(session.said) - 1, -1, -1):
+        s = session.said[i]
+        if s.turn < before:
+            break
+        if s.turn == before and s.text.strip() == question:
+            return referent(session, i, s.speaker)
+    return None
+
+
+def answer_text(question: str, name: str, answer: str, about: str | None = None) -> str | None:
     """The memory of a short answer, or None when the turn is no short answer (long, a
-    question back, or only "yes" and "thanks")."""
+    question back, or only "yes" and "thanks"). ``about``: whom the question's pronoun
+    means."""
     said = " ".join(answer.split())
     words = claim_words(said)
     if not words or len(words) > ANSWER_MAX_WORDS or said.endswith("?"):
         return None
     if is_filler_words(words) or not has_content(words) or _POINTERS.issuperset(words):
         return None
-    return f'Asked "{question}", {name} said: "{said}"'
+    asked = f'Asked "{question}" (about {about})' if about else f'Asked "{question}"'
+    return f'{asked}, {name} said: "{said}"'

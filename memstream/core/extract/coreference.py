@@ -206,6 +206,30 @@ def _antecedent(
     return None
 
 
+_QUOTED_PRONOUN = re.compile(r"\b(he|she|him|her|they|them|it)\b(?!['’])", re.I)
+_OBJECT_FORMS = {"him": "he", "them": "they"}
+
+
+def referent(session: Session, index: int, speaker: str) -> str | None:
+    """Who or what the first third-person pronoun of sentence ``index`` (a question quoted
+    whole, "Are you going to adopt her?") means, in words anyone may use ("Pepper",
+    "Owen's grandson Leo"); None when it has none or nothing fits."""
+    m = _QUOTED_PRONOUN.search(session.said[index].text)
+    if m is None:
+        return None
+    pronoun = m.group(1).lower()
+    wanted = _PRONOUNS[_OBJECT_FORMS.get(pronoun, pronoun)]
+    before = session.said[index].text[: m.start()]
+    hit = _antecedent(session, Where(index, before), wanted, speaker)
+    if hit is None:
+        return None
+    found, owner = hit
+    words = said_by(found, owner, "", None)  # nobody's own: "my grandson" is Owen's
+    if words is None or found.kind == "place":
+        return None
+    return words
+
+
 def _may_name_things(session: Session, where: Where, i: int, speaker: str, wanted: _Wanted) -> bool:
     """Whether sentence ``i`` may name the thing a pronoun of ``where`` means. Things are
     rarely named far back: the two sentences before in the same turn; the other side's

@@ -22,7 +22,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
-from memstream.core.extract.answers import answer_text, question_answered
+from memstream.core.extract.answers import answer_text, asked_about, question_answered
 from memstream.core.extract.claims import (
     CONF_CORRECTION,
     CONF_THIRD_PARTY,
@@ -152,7 +152,8 @@ def _facts_of_turn(
     question = question_answered(session, turn_index, speaker, turn.text) if may_answer else None
     if question:
         said = " ".join(turn.text.split())
-        answered = _answer_fact(question, said, turn, name, speaker_key, known)
+        about = asked_about(session, turn_index, question)
+        answered = _answer_fact(question, said, turn, name, speaker_key, known, about)
         if answered is not None:
             # the fragments cut from the answer as said ("Goalie, like his mother did") say
             # nothing alone; what is about the speaker, or was rewritten to stand alone (a
@@ -165,13 +166,19 @@ def _facts_of_turn(
 
 
 def _answer_fact(
-    question: str, said: str, turn: TurnView, name: str, speaker_key: str, known: tuple[str, ...]
+    question: str,
+    said: str,
+    turn: TurnView,
+    name: str,
+    speaker_key: str,
+    known: tuple[str, ...],
+    about: str | None = None,
 ) -> Fact | None:
     """A short answer (``said``: the turn's words, spaces normalised) with the question it
     answers (``core.extract.answers``)."""
     said_words = words_of(said)
     dated = resolve_dates_worded(said, turn.occurred_at, said_words)
-    text = answer_text(question, name, dated.text)
+    text = answer_text(question, name, dated.text, about)
     if text is None:
         return None
     category = classify_worded(said, said_words)
