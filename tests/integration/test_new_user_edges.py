@@ -410,3 +410,38 @@ def test_an_older_conversation_sent_after_a_newer_one_keeps_its_context(
                 break
             time.sleep(0.5)
     assert any(t.startswith('Asked "What position does he play?"') for t in texts), texts
+
+
+def test_a_chat_with_the_assistant_keeps_what_the_user_said_around_its_advice(
+    settings: Settings, worker: WorkerProcess
+) -> None:
+    """Tried as a new user would, asking an assistant for help: "She's 12" after the
+    assistant's "see a vet" became "The vet is 12" (and was dropped), and "Their daughter
+    Yui taught us origami, can you mention that?" left no memory at all."""
+    name = f"edges-chat-{random.randrange(10**8)}"
+    messages = [
+        ("user", "My cat Mochi has been throwing up lately, what could cause that?"),
+        ("assistant", "Common causes include hairballs. If it continues, see a vet."),
+        ("user", "She's 12, so I'll take her to the vet on Friday to be safe."),
+        ("assistant", "Good idea. Anything else?"),
+        ("user", "Yes. Their daughter Yui taught us origami, can you mention that in the note?"),
+    ]
+    with Memory(settings=settings) as mem:
+        for i, (role, text) in enumerate(messages):
+            mem.add(
+                [{"role": role, "content": text}],
+                user_id=name,
+                run_id="s1",
+                occurred_at=T0 + timedelta(minutes=i),
+            )
+        deadline = time.monotonic() + 45
+        texts: set[str] = set()
+        while time.monotonic() < deadline:
+            texts = {r["memory"] for r in mem.get_all(user_id=name)["results"]}
+            if any("origami" in t for t in texts):
+                break
+            time.sleep(0.5)
+        projected(settings)
+        top = [r["text"] for r in mem.recall("How old is Mochi?", namespace=name)["results"]]
+    assert "Mochi is 12" in texts and any("Yui taught" in t for t in texts), texts
+    assert top and top[0] == "Mochi is 12", top

@@ -310,3 +310,24 @@ def test_the_part_before_and_that_speaks_to_no_one_is_kept() -> None:
         "Melanie: She's seven and thinks you're the coolest person alive.",
     )
     assert "Ella is seven" in texts
+
+
+def test_the_assistants_a_vet_is_not_whom_the_users_she_means() -> None:
+    texts = said(
+        "User: Also, my cat Mochi has been throwing up lately, what could cause that?",
+        "assistant: Common causes include hairballs. If it continues, see a vet.",
+        "User: She's 12, so I'll take her to the vet on Friday to be safe.",
+    )
+    assert "Mochi is 12" in texts, texts
+
+
+def test_a_statement_about_someone_else_before_an_ask_is_kept() -> None:
+    texts = said(
+        "User: Can you help me write a thank-you note to our host family in Kyoto?",
+        "assistant: Absolutely. Here is a draft.",
+        "User: Perfect. Their daughter Yui taught us origami, can you mention that?",
+    )
+    # whose daughter is unsaid: Yui stands alone
+    assert "Yui taught User and others origami" in texts, texts
+    # a capitalised opener that is no one asks, it tells nothing
+    assert said("User: For example, how would the login work, can you show me?") == []

@@ -25,10 +25,11 @@ from memstream.core.extract.cues import (
     WONDER,
 )
 from memstream.core.extract.filler import claim_words, is_filler_words
-from memstream.core.extract.gates import alternatives, any_in, fold
+from memstream.core.extract.gates import alternatives, any_in, fold, wordset
 from memstream.core.extract.sentences import split_claims
 from memstream.core.facts import TurnView
 from memstream.core.hashing import normalize
+from memstream.core.tokens import ENGLISH_STOPWORDS
 from memstream.schemas.events import Category
 
 _CONF_FIRST_PERSON = 0.8
@@ -212,10 +213,28 @@ _ASK_YOU = re.compile(
 )
 
 
+# "Their daughter Yui taught us origami, can you mention that?": a statement about someone
+# else before the ask is a statement too
+_THIRD_SUBJECT = re.compile(
+    r"(?:[Hh]e|[Ss]he|[Tt]hey|[Hh]is|[Hh]er|[Tt]heir|(?P<cap>[A-Z][a-z]+))\b"
+)
+# a capitalised opener that is no name ("For example, how would ...", "Given that ...")
+_NOT_SUBJECTS = ENGLISH_STOPWORDS | wordset(
+    """given considering also please thanks maybe like plus now here just yes ok okay well hey
+    hi any anyone anything every everyone nothing"""
+)
+
+
+def _third_subject(piece: str) -> bool:
+    m = _THIRD_SUBJECT.match(piece)
+    return m is not None and (m.group("cap") is None or m.group("cap").lower() not in _NOT_SUBJECTS)
+
+
 def _statement(piece: str) -> bool:
-    """A first-person statement: not a wondering, a question or a reason clause."""
+    """A statement before an ask (first person, or about someone named or pointed to): not
+    a wondering, a question or a reason clause."""
     return bool(
-        FIRST_PERSON.match(piece)
+        (FIRST_PERSON.match(piece) or _third_subject(piece))
         and not WONDER.match(piece)
         and not QUESTION_START.match(piece)
         and not REASON_CLAUSE.match(piece)

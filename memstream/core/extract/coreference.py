@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from memstream.core.extract.dates import undated
 from memstream.core.extract.gates import wordset
-from memstream.core.extract.mentions import Gender, Kind, Mention, mentions
+from memstream.core.extract.mentions import Gender, Kind, Mention, mentions, relation_noun
 from memstream.core.extract.person import PAST_OR_FIXED
 
 ASSISTANT = "the assistant"
@@ -200,10 +200,19 @@ def _antecedent(
         # within the turn
         if not wanted.animate and not _may_name_things(session, where, i, speaker, wanted):
             continue
-        hit = best(session.mentions_of(i))
+        found = session.mentions_of(i)
+        if said.speaker == ASSISTANT:
+            # the assistant's "see a vet", "ask a doctor" is advice about anyone: not whom
+            # the user's next "she" means ("She's 12" is the cat)
+            found = tuple(m for m in found if not _INDEFINITE.match(m.text))
+        hit = best(found)
         if hit is not None:
             return hit, said.speaker
     return None
+
+
+_OWNED_NAME = re.compile(r"\s+(?P<rel>[a-z]+)\s+(?P<name>[A-Z][a-z]+)\b")
+_INDEFINITE = re.compile(r"(?:a|an|any|some)\s", re.I)
 
 
 _QUOTED_PRONOUN = re.compile(r"\b(he|she|him|her|they|them|it)\b(?!['’])", re.I)
@@ -569,6 +578,10 @@ def _opening(body: str, session: Session, where: Where, speaker: str, after_assi
         return body
     hit = _antecedent(session, where, _PRONOUNS[pronoun], speaker)
     if hit is None:
+        named = _OWNED_NAME.match(rest) if possessive else None
+        if named and relation_noun(named.group("rel").lower()):
+            # "Their daughter Yui taught us origami": whose daughter is unsaid, Yui is not
+            return named.group("name") + rest[named.end() :]
         return body
     found, owner = hit
     words = said_by(found, owner, speaker, session.addressee(session.said[where.index].turn))

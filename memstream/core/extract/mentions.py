@@ -423,6 +423,11 @@ def _named_kinds(
     return out
 
 
+def relation_noun(word: str) -> bool:
+    """Whether ``word`` names a relation or an animal ("daughter", "boss", "dog")."""
+    return _noun_gender(word) is not None
+
+
 def _relation_beside(sentence: str, start: int, end: int) -> tuple[Kind, Gender] | None:
     """A relation or animal noun right before a name ("my sister Ana", "a greyhound named
     Comet") or right after it, set off by a comma ("Maple, our golden retriever")."""
