@@ -309,7 +309,7 @@ def test_the_part_before_and_that_speaks_to_no_one_is_kept() -> None:
         "Caroline: Tell Ella thank you!",
         "Melanie: She's seven and thinks you're the coolest person alive.",
     )
-    assert "Ella is seven" in texts
+    assert "Ella is seven years old" in texts
 
 
 def test_the_assistants_a_vet_is_not_whom_the_users_she_means() -> None:
@@ -318,7 +318,7 @@ def test_the_assistants_a_vet_is_not_whom_the_users_she_means() -> None:
         "assistant: Common causes include hairballs. If it continues, see a vet.",
         "User: She's 12, so I'll take her to the vet on Friday to be safe.",
     )
-    assert "Mochi is 12" in texts, texts
+    assert "Mochi is 12 years old" in texts, texts
 
 
 def test_a_statement_about_someone_else_before_an_ask_is_kept() -> None:
@@ -331,3 +331,10 @@ def test_a_statement_about_someone_else_before_an_ask_is_kept() -> None:
     assert "Yui taught User and others origami" in texts, texts
     # a capitalised opener that is no one asks, it tells nothing
     assert said("User: For example, how would the login work, can you show me?") == []
+
+
+def test_a_bare_age_said_of_someone_is_years_old() -> None:
+    assert "Leo just turned 8 years old" in said("User: My son Leo? He just turned 8!")
+    # a count of something else is no age
+    assert "Rex is 3 times bigger now" in said("User: My dog Rex is fine. He's 3 times bigger now.")
+    assert "User's dad is 70 years old" in said("User: My dad is great. He's 70 years old.")

@@ -598,7 +598,29 @@ def _opening(body: str, session: Session, where: Where, speaker: str, after_assi
         session.resolved_to(words)
     if possessive:
         return f"{undated(words)}'s{rest}"
+    if found.animate and not found.plural:
+        rest = _aged(m.group("c") or "", rest)
     return _subject(undated(words), m.group("c") or "", rest, found.plural) + rest
+
+
+# "She's 12", "he is seven": an age ("How old is Mochi?" shares "old" with it then)
+_BARE_AGE = re.compile(
+    r"^(\s+(?:is\s+|was\s+|turned\s+|just\s+turned\s+)?)(\d{1,3}|one|two|three|four|five|six|"
+    r"seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|"
+    r"nineteen|twenty)\b(?=\s*(?:$|[,.!;]|and\b|now\b|so\b|but\b|already\b))",
+    re.I,
+)
+
+
+def _aged(contraction: str, rest: str) -> str:
+    """``rest`` with "years old" after a bare age said of a person or an animal."""
+    if contraction.lower() not in ("'s", "") or (not contraction and not _IS_FIRST.match(rest)):
+        return rest
+    m = _BARE_AGE.match(rest)
+    return rest if m is None else f"{rest[: m.end()]} years old{rest[m.end() :]}"
+
+
+_IS_FIRST = re.compile(r"\s+(?:is|was|turned|just turned)\s", re.I)
 
 
 def _names_a_thing_before(session: Session, where: Where) -> bool:
