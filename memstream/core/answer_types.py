@@ -132,14 +132,22 @@ _KINDS: Final[dict[str, str]] = {
     "kind of movies": _GENRES,
     "kinds of movies": _GENRES,
 }
+# any kind of the table, the longest first ("kind of dog" before "dog")
+_KIND: Final = (
+    r"(?P<kind>" + "|".join(sorted(map(re.escape, _KINDS), key=len, reverse=True)) + r")\b"
+)
+# what may follow the word asked for when it ends the ask ("what is the job market like?"
+# asks for no job)
+_ENDS_ASK: Final = (
+    r"(?=\s*(?:[?.!,]|$|(?:at|for|in|to|now|before|after|then|these|nowadays|today|currently|"
+    r"as|during|while|when|and|or)\b))"
+)
 # "which language", "what kind of sport", "what types of music genre", "what X does ...":
 # the kind within two words of the question word
 _ASKED: Final = re.compile(
     r"^\s*(?:so\s+|and\s+)?(?:which|what)\s+(?:(?:kinds?|types?|sorts?)\s+of\s+)?"
     r"(?:(?!(?:is|are|was|were|does|did|do|has|have|had|will|would|can|the|a|an|my|his|her|"
-    r"their|of)\b)\w+\s+){0,2}?(?P<kind>"
-    + "|".join(sorted(map(re.escape, _KINDS), key=len, reverse=True))
-    + r")\b",
+    r"their|of)\b)\w+\s+){0,2}?" + _KIND,
     re.I,
 )
 
@@ -173,24 +181,20 @@ _ASKED_BY_VERB: Final = re.compile(
 
 # "does Lena have any pets?", "does he play an instrument?": a yes-or-no question for a kind
 _ASKED_ANY: Final = re.compile(
-    r"^\s*(?:so\s+|and\s+)?(?:does|did|do|has|have)\s+(?:[\w'’]+\s+){1,4}?(?:any|a|an)\s+"
-    r"(?P<kind>" + "|".join(sorted(map(re.escape, _KINDS), key=len, reverse=True)) + r")\b",
+    r"^\s*(?:so\s+|and\s+)?(?:does|did|do|has|have)\s+(?:[\w'’]+\s+){1,4}?(?:any|a|an)\s+" + _KIND,
     re.I,
 )
 # "what is Priya's profession?", "what was Owen's job?": the kind after the person
 _ASKED_OWNED: Final = re.compile(
     r"^\s*(?:so\s+|and\s+)?what(?:'s|’s|\s+is|\s+was|\s+are|\s+were)\s+(?:[\w'’]+\s+){1,3}?"
-    r"(?P<kind>" + "|".join(sorted(map(re.escape, _KINDS), key=len, reverse=True)) + r")\b"
-    r"(?=\s*(?:[?.!,]|$|(?:before|now|then|these|nowadays|currently|today|and|or|to|in|at|"
-    r"for)\b))",  # "what is the job market like?" asks for no job
+    + _KIND
+    + _ENDS_ASK,
     re.I,
 )
 # "where does Lena work?": a place of work
 _ASKED_WORKPLACE: Final = re.compile(
     r"^\s*(?:so\s+|and\s+)?where\s+(?P<verb>(?:does|did|do|will|would)\s+(?:[\w'’]+\s+){1,3}?"
-    r"work|(?:is|was|are|were)\s+(?:[\w'’]+\s+){1,3}?working)\b"
-    r"(?=\s*(?:[?.!,]|$|(?:at|for|in|now|before|after|these|nowadays|today|currently|as|"
-    r"during|while|when|then|and)\b))",
+    r"work|(?:is|was|are|were)\s+(?:[\w'’]+\s+){1,3}?working)\b" + _ENDS_ASK,
     re.I,
 )
 

@@ -1,10 +1,10 @@
 """When a session's turn buffer is extracted: pure rules on event time.
 
 An urgent HIGH signal extracts at once (one call for the whole buffer, so the model sees the
-context); a full buffer extracts as a batch, and so does one whose turns span ``max_age``. When a namespace's event-time clock moves (one
-of its sessions speaks), each of its *other* open buffers is extracted once its first turn is
-``max_age`` older than the clock, or its last turn ``gap`` older (the tenant moved on to
-another conversation): decided at the namespace, in the order of its own turns, so the same
+context); a full buffer extracts as a batch, and so does one whose own turns span
+``max_age``. When a namespace's event-time clock moves (one of its sessions speaks), each
+of its *other* open buffers is extracted once its first turn is ``max_age`` older than the
+clock, or its last turn ``gap`` older (the tenant moved on to another conversation): decided at the namespace, in the order of its own turns, so the same
 input gives the same flushes whatever the batch boundaries or the speed of the worker.
 
 ``idle_seconds`` is the one wall-clock rule, for liveness only: a namespace that has sent

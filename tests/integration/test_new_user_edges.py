@@ -249,6 +249,18 @@ def _told(
     return texts, [r["text"] for r in found["results"]]
 
 
+def _texts_once(mem: Memory, name: str, word: str) -> set[str]:
+    """The namespace's memory texts once one says ``word`` (or after 45 s)."""
+    deadline = time.monotonic() + 45
+    texts: set[str] = set()
+    while time.monotonic() < deadline:
+        texts = {r["memory"] for r in mem.get_all(user_id=name)["results"]}
+        if any(word in t for t in texts):
+            break
+        time.sleep(0.5)
+    return texts
+
+
 def test_the_memory_that_says_it_answers_for_its_turn(
     settings: Settings, worker: WorkerProcess
 ) -> None:
@@ -402,13 +414,7 @@ def test_an_older_conversation_sent_after_a_newer_one_keeps_its_context(
                 run_id="earlier",
                 occurred_at=T0 + timedelta(minutes=i),
             )
-        deadline = time.monotonic() + 45
-        texts: set[str] = set()
-        while time.monotonic() < deadline:
-            texts = {r["memory"] for r in mem.get_all(user_id=name)["results"]}
-            if any("Goalie" in t for t in texts):
-                break
-            time.sleep(0.5)
+        texts = _texts_once(mem, name, "Goalie")
     assert any(t.startswith('Asked "What position does he play?"') for t in texts), texts
 
 
@@ -435,13 +441,7 @@ def test_a_chat_with_the_assistant_keeps_what_the_user_said_around_its_advice(
                 run_id="s1",
                 occurred_at=T0 + timedelta(minutes=i),
             )
-        deadline = time.monotonic() + 45
-        texts: set[str] = set()
-        while time.monotonic() < deadline:
-            texts = {r["memory"] for r in mem.get_all(user_id=name)["results"]}
-            if any("origami" in t for t in texts):
-                break
-            time.sleep(0.5)
+        texts = _texts_once(mem, name, "origami")
         projected(settings)
         top = [r["text"] for r in mem.recall("How old is my cat?", namespace=name)["results"]]
     assert "Mochi is 12 years old" in texts and any("Yui taught" in t for t in texts), texts

@@ -211,10 +211,8 @@ def _antecedent(
     return None
 
 
-_OWNED_NAME = re.compile(r"\s+(?P<rel>[a-z]+)\s+(?P<name>[A-Z][a-z]+)\b")
-_INDEFINITE = re.compile(r"(?:a|an|any|some)\s", re.I)
-
-
+_INDEFINITE = re.compile(r"(?:a|an|any|some)\s", re.I)  # "a vet": anyone's
+_OWNED_NAME = re.compile(r"\s+(?P<rel>[a-z]+)\s+(?P<name>[A-Z][a-z]+)\b")  # " daughter Yui"
 _QUOTED_PRONOUN = re.compile(r"\b(he|she|him|her|they|them|it)\b(?!['’])", re.I)
 _OBJECT_FORMS = {"him": "he", "them": "they"}
 
