@@ -338,3 +338,17 @@ def test_a_bare_age_said_of_someone_is_years_old() -> None:
     # a count of something else is no age
     assert "Rex is 3 times bigger now" in said("User: My dog Rex is fine. He's 3 times bigger now.")
     assert "User's dad is 70 years old" in said("User: My dad is great. He's 70 years old.")
+
+
+def test_a_span_looked_back_on_is_no_date_ahead() -> None:
+    texts = said("Dev: Ma is visiting India next month, first time in 20 years.")
+    assert any(t.endswith("first time in 20 years") for t in texts), texts
+    assert not any("2043" in t for t in texts), texts
+
+
+def test_a_length_after_a_thing_in_the_same_sentence_is_that_things() -> None:
+    texts = said(
+        "Tara: I start my instrument rating training in May, it's six months of ground school."
+    )
+    assert "Tara's instrument rating is six months of ground school" in texts, texts
+    assert "It's only three hours" in said("Tara: It's only three hours.")

@@ -544,8 +544,12 @@ def _opening(body: str, session: Session, where: Where, speaker: str, after_assi
     named = _NAME_IS.match(body)
     if named:  # "Her name is Tess, she's a vet": Tess is the vet; whose name, unsaid
         return f"{named.group('n')} is {named.group('rest')}" if named.group("rest") else body
-    dated = _DATED.match(body) and not _names_a_thing_before(session, where)
-    if _MEASURE.match(body) or dated or (_CLEFT.match(body) and not after_assistant):
+    # "It's only three hours", "it's on Friday": no thing meant, unless the sentence named
+    # one before ("I start my training in May, it's six months of ground school")
+    timed = (_MEASURE.match(body) or _DATED.match(body)) and not _names_a_thing_before(
+        session, where
+    )
+    if timed or (_CLEFT.match(body) and not after_assistant):
         return body  # "It's only three hours", "That's why": no thing meant
     dem = _DEMONSTRATIVE_NOUN.match(body)
     if dem and dem.group("noun").lower() not in _AFTER_PRONOUN:
@@ -623,7 +627,8 @@ _IS_FIRST = re.compile(r"\s+(?:is|was|turned|just turned)\s", re.I)
 
 def _names_a_thing_before(session: Session, where: Where) -> bool:
     """Whether the claim's sentence names a thing before it: then "it's in September" is
-    that thing's date ("I signed up for a half marathon, it's in September")."""
+    that thing's date ("I signed up for a half marathon, it's in September"), "it's six
+    months" its length."""
     if not where.before.strip():
         return False
     found = mentions(where.before, session.known, session.seen_names())

@@ -250,7 +250,8 @@ _RELATIVE: tuple[tuple[re.Pattern[str], _Resolver], ...] = tuple(
             ),
         ),
         (
-            r"\bin " + _NUM + r" " + _UNIT,
+            # "the first time in 20 years" is a span looked back on, not a date ahead
+            r"(?<!\btime )(?<!\bfirst )\bin " + _NUM + r" " + _UNIT,
             lambda m, d, f: _shift(d, m.group("unit").lower(), _count(m)),
         ),
     )

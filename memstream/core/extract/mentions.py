@@ -101,6 +101,10 @@ _NAME_VERBS = wordset("""got gets is was has had and said says went goes came co
 _ABSTRACT = wordset("""way ways thing things time times lot lots bit kind sort fact idea ideas
     point chance while moment one ones stuff question questions reason sense approach option
     options start plan side""")
+_ING_NOUNS = wordset("""training meeting wedding building morning evening painting drawing
+    clothing housing rating reading writing setting feeling ceiling booking parking hearing
+    recording offering savings earnings listing opening ending filling frosting icing
+    stuffing dressing seating lighting flooring plumbing roofing wiring funding""")
 _CALENDAR = frozenset(w.lower() for w in (*MONTH_NAMES, *WEEKDAYS))
 # a time said as a noun phrase ("in the fall", "over the weekend") is when, not a thing
 _TIMES = wordset("""spring summer fall autumn winter weekend weekends morning mornings afternoon
@@ -161,8 +165,13 @@ def _phrase(toks: list[_Token], i: int) -> tuple[int, int]:
         m = _words_until(toks, k, 3)
         if m > k:
             end = m
-    # trailing participles and adverbs describe, they do not name ("the truck coming")
-    while end > i + 2 and toks[end - 1].low.endswith(("ing", "ly", "ed")):
+    # trailing participles and adverbs describe, they do not name ("the truck coming"); a
+    # noun in -ing does ("my instrument rating training")
+    while (
+        end > i + 2
+        and toks[end - 1].low.endswith(("ing", "ly", "ed"))
+        and toks[end - 1].low not in _ING_NOUNS
+    ):
         end -= 1
     return i, end
 
