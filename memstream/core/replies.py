@@ -51,7 +51,8 @@ _FENCE = re.compile(r"```.*?(?:```|$)", re.DOTALL)
 _INLINE_CODE = re.compile(r"`[^`\n]*`")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$", re.MULTILINE)
 _BOLD = re.compile(r"\*\*([^*\n]{2,80})\*\*|__([^_\n]{2,80})__")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+# a sentence ends at . ! ?, but not at an inline list number ("dinners: 1. Chicken ...")
+_SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\b\d\.)\s+")
 _MARKUP = re.compile(r"[*_#>|]+|^\s*(?:[-+]|\d+[.)])\s+", re.MULTILINE)
 
 

@@ -47,6 +47,12 @@ def test_the_gist_keeps_the_opening_headings_and_bold_terms_not_code() -> None:
     assert "print" not in gist and "clamshells" not in gist
 
 
+def test_an_inline_list_number_ends_no_sentence() -> None:
+    # "dinners: 1." was the gist's whole second sentence
+    gist = reply_gist("Sure! Here are five dinners: 1. Tofu stir-fry. 2. Lentil curry. 3. Tacos.")
+    assert gist == "Sure! Here are five dinners: 1. Tofu stir-fry."
+
+
 @given(st.text(max_size=4000))
 def test_the_gist_is_bounded(text: str) -> None:
     assert len(reply_gist(text)) <= GIST_CHARS + 2
