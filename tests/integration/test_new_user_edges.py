@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -22,6 +23,18 @@ pytestmark = pytest.mark.integration
 T0 = datetime(2024, 6, 1, 9, tzinfo=UTC)
 
 
+def _memories_once(mem: Memory, name: str, done: Callable[[list[str]], bool]) -> list[str]:
+    """The namespace's memory texts once ``done`` says they are all there (or after 45 s)."""
+    deadline = time.monotonic() + 45
+    texts: list[str] = []
+    while time.monotonic() < deadline:
+        texts = [r["memory"] for r in mem.get_all(user_id=name)["results"]]
+        if done(texts):
+            break
+        time.sleep(0.5)
+    return texts
+
+
 @pytest.fixture(scope="module")
 def ns(settings: Settings, worker: WorkerProcess) -> str:
     name = f"edges-{random.randrange(10**8)}"
@@ -32,9 +45,7 @@ def ns(settings: Settings, worker: WorkerProcess) -> str:
             run_id="s1",
             occurred_at=T0,
         )
-        deadline = time.monotonic() + 45
-        while not mem.get_all(user_id=name)["results"] and time.monotonic() < deadline:
-            time.sleep(0.5)
+        _memories_once(mem, name, bool)
     return name
 
 
@@ -240,25 +251,11 @@ def _told(
             run_id="s1",
             occurred_at=T0,
         )
-        deadline = time.monotonic() + 45
-        while len(mem.get_all(user_id=name)["results"]) < memories and time.monotonic() < deadline:
-            time.sleep(0.5)
+        _memories_once(mem, name, lambda texts: len(texts) >= memories)
         texts = {r["memory"] for r in mem.get_all(user_id=name)["results"]}
         projected(settings)
         found = mem.recall(question, namespace=name)
     return texts, [r["text"] for r in found["results"]]
-
-
-def _texts_once(mem: Memory, name: str, word: str) -> set[str]:
-    """The namespace's memory texts once one says ``word`` (or after 45 s)."""
-    deadline = time.monotonic() + 45
-    texts: set[str] = set()
-    while time.monotonic() < deadline:
-        texts = {r["memory"] for r in mem.get_all(user_id=name)["results"]}
-        if any(word in t for t in texts):
-            break
-        time.sleep(0.5)
-    return texts
 
 
 def test_the_memory_that_says_it_answers_for_its_turn(
@@ -419,7 +416,7 @@ def test_an_older_conversation_sent_after_a_newer_one_keeps_its_context(
                 run_id="earlier",
                 occurred_at=T0 + timedelta(minutes=i),
             )
-        texts = _texts_once(mem, name, "Goalie")
+        texts = _memories_once(mem, name, lambda got: any("Goalie" in t for t in got))
     assert any(t.startswith('Asked "What position does he play?"') for t in texts), texts
 
 
@@ -446,7 +443,7 @@ def test_a_chat_with_the_assistant_keeps_what_the_user_said_around_its_advice(
                 run_id="s1",
                 occurred_at=T0 + timedelta(minutes=i),
             )
-        texts = _texts_once(mem, name, "origami")
+        texts = _memories_once(mem, name, lambda got: any("origami" in t for t in got))
         projected(settings)
         top = [r["text"] for r in mem.recall("How old is my cat?", namespace=name)["results"]]
     assert "Mochi is 12 years old" in texts and any("Yui taught" in t for t in texts), texts

@@ -13,6 +13,7 @@ it stands ("For a knee replacement? Remove loose rugs, ..." - "It is a replaceme
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from memstream.core.extract.coreference import Session, referent
 from memstream.core.extract.filler import claim_words, has_content, is_filler_words
@@ -33,9 +34,19 @@ _POINTERS = wordset(
 )
 
 
+class Question(NamedTuple):
+    """The question a short answer answers, and whom its pronoun means (None: no pronoun,
+    or nothing it fits): "Are you going to adopt her?" after "an old greyhound called
+    Pepper" is about Pepper. The quote stays as said; the memory names ``about`` beside
+    it, so a question naming Pepper finds the answer."""
+
+    text: str
+    about: str | None
+
+
 def question_answered(
     session: Session, turn_index: int, speaker: str, answer: str = ""
-) -> str | None:
+) -> Question | None:
     """The question the turn at ``turn_index`` answers: the last sentence of the turn just
     before, when someone else said it and it asks something; or, for an answer that opens
     by confirming or denying (``answer``: "It is a replacement, yes."), the last question
@@ -43,38 +54,24 @@ def question_answered(
     before = turn_index - 1
     if before < 0 or session.speakers[before] == speaker:
         return None
-    said_before: list[str] = []  # the turn before's sentences, last first
-    for s in reversed(session.said):  # from the end: a run's session grows long
+    said_before: list[tuple[int, str]] = []  # the turn before's sentences, last first
+    for i in range(len(session.said) - 1, -1, -1):  # from the end: a run's session grows long
+        s = session.said[i]
         if s.turn < before:
             break
         if s.turn == before:
-            said_before.append(s.text.strip())
+            said_before.append((i, s.text.strip()))
     if not said_before:
         return None
-    question = said_before[0]
+    index, question = said_before[0]
     if not question.endswith("?") and _CONFIRMS.match(answer.lstrip()):
-        question = next((q for q in said_before if q.endswith("?")), question)
+        index, question = next((q for q in said_before if q[1].endswith("?")), said_before[0])
     if not question.endswith("?") or len(question) > QUESTION_MAX_CHARS:
         return None
     asked = claim_words(question)
     if not has_content(asked) or len(asked) > QUESTION_MAX_WORDS:
         return None
-    return question
-
-
-def asked_about(session: Session, turn_index: int, question: str) -> str | None:
-    """Whom or what ``question`` (the sentence ``question_answered`` found in the turn
-    before ``turn_index``) asks about with a pronoun: "Are you going to adopt her?" after
-    "an old greyhound called Pepper" is about Pepper. The quote stays as said; the memory
-    names the referent beside it, so a question naming Pepper finds the answer."""
-    before = turn_index - 1
-    for i in range(len(session.said) - 1, -1, -1):
-        s = session.said[i]
-        if s.turn < before:
-            break
-        if s.turn == before and s.text.strip() == question:
-            return referent(session, i, s.speaker)
-    return None
+    return Question(question, referent(session, index, session.said[index].speaker))
 
 
 def answer_text(question: str, name: str, answer: str, about: str | None = None) -> str | None:

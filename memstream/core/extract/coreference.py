@@ -156,6 +156,7 @@ _PRONOUNS = {
     "it": _Wanted(False, "", False, places=True),
     "its": _Wanted(False, "", False),
     "they": _Wanted(False, "", True),
+    "them": _Wanted(False, "", True),
     "their": _Wanted(False, "", True),
     "this": _Wanted(False, "", False),
     "that": _Wanted(False, "", False),
@@ -214,7 +215,6 @@ def _antecedent(
 _INDEFINITE = re.compile(r"(?:a|an|any|some)\s", re.I)  # "a vet": anyone's
 _OWNED_NAME = re.compile(r"\s+(?P<rel>[a-z]+)\s+(?P<name>[A-Z][a-z]+)\b")  # " daughter Yui"
 _QUOTED_PRONOUN = re.compile(r"\b(he|she|him|her|they|them|it)\b(?!['’])", re.I)
-_OBJECT_FORMS = {"him": "he", "them": "they"}
 
 
 def referent(session: Session, index: int, speaker: str) -> str | None:
@@ -224,10 +224,8 @@ def referent(session: Session, index: int, speaker: str) -> str | None:
     m = _QUOTED_PRONOUN.search(session.said[index].text)
     if m is None:
         return None
-    pronoun = m.group(1).lower()
-    wanted = _PRONOUNS[_OBJECT_FORMS.get(pronoun, pronoun)]
     before = session.said[index].text[: m.start()]
-    hit = _antecedent(session, Where(index, before), wanted, speaker)
+    hit = _antecedent(session, Where(index, before), _PRONOUNS[m.group(1).lower()], speaker)
     if hit is None:
         return None
     found, owner = hit

@@ -22,7 +22,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
-from memstream.core.extract.answers import answer_text, asked_about, question_answered
+from memstream.core.extract.answers import answer_text, question_answered
 from memstream.core.extract.claims import (
     CONF_CORRECTION,
     CONF_THIRD_PARTY,
@@ -152,8 +152,7 @@ def _facts_of_turn(
     question = question_answered(session, turn_index, speaker, turn.text) if may_answer else None
     if question:
         said = " ".join(turn.text.split())
-        about = asked_about(session, turn_index, question)
-        answered = _answer_fact(question, said, turn, name, speaker_key, known, about)
+        answered = _answer_fact(question.text, said, turn, name, speaker_key, known, question.about)
         if answered is not None:
             # the fragments cut from the answer as said ("Goalie, like his mother did") say
             # nothing alone; what is about the speaker, or was rewritten to stand alone (a
