@@ -613,14 +613,12 @@ _BARE_AGE = re.compile(
 
 
 def _aged(contraction: str, rest: str) -> str:
-    """``rest`` with "years old" after a bare age said of a person or an animal."""
-    if contraction.lower() not in ("'s", "") or (not contraction and not _IS_FIRST.match(rest)):
+    """``rest`` with "years old" after a bare age said of a person or an animal ("She's
+    12", "he is seven"; not "He 12")."""
+    m = _BARE_AGE.match(rest) if contraction.lower() in ("'s", "") else None
+    if m is None or (not contraction and not m.group(1).strip()):
         return rest
-    m = _BARE_AGE.match(rest)
-    return rest if m is None else f"{rest[: m.end()]} years old{rest[m.end() :]}"
-
-
-_IS_FIRST = re.compile(r"\s+(?:is|was|turned|just turned)\s", re.I)
+    return f"{rest[: m.end()]} years old{rest[m.end() :]}"
 
 
 def _names_a_thing_before(session: Session, where: Where) -> bool:
