@@ -109,6 +109,10 @@ class Settings:
     # recalled id could be missing from DuckDB (GET /v1/memories/{id}) for up to this long,
     # and Qdrant ends seconds behind under bulk ingest; for bulk backfills, 0.5 bought ~10%
     projection_linger_seconds: float = 0.0
+    # a batch of recall telemetry alone (access events, workflow records) waits this long
+    # for more before a projection applies it (projections/runner.py): recalls over HTTP
+    # were slowed by one small DuckDB transaction each; access counts lag this much
+    projection_telemetry_wait_seconds: float = 0.25
     # what a worker node runs: "all", or write / project / api comma-separated
     # (core/roles.py; `memstream worker --role` overrides it)
     roles: str = "all"
@@ -120,6 +124,11 @@ class Settings:
     # memory limit holds for its whole database (the projection and user SQL together)
     sql_timeout_seconds: float = 5.0
     duckdb_memory_limit: str = "1GB"
+    # DuckDB's threads for the whole database (0: one per core). The projection's batches
+    # are small and gain nothing from more; on a worker, DuckDB's threads took the cores
+    # the recalls beside them needed (recall over HTTP p99 ~55 -> ~43 ms, python -m bench
+    # recall_http). Analysts' large SQL on a dedicated node may want 0.
+    duckdb_threads: int = 1
     health_probe_seconds: float = 2.0
     health_stall_seconds: float = 120.0
     api_host: str = "127.0.0.1"

@@ -229,16 +229,20 @@ class DuckDBProjection(Projection):
         limits: Limits = DEFAULT_LIMITS,
         *,
         memory_limit: str | None = None,
+        threads: int = 0,
     ) -> None:
         """``topics``: role -> topic name (see ``infra.topics.topic_names``).
         ``memory_limit``: DuckDB's, for the whole database (user SQL included); set before
-        the configuration is locked."""
+        the configuration is locked. ``threads``: DuckDB's worker threads for the whole
+        database (0: its default, one per core)."""
         self.path = str(path)
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self.con = duckdb.connect(self.path)
         if memory_limit:
             self.con.execute(memory_limit_sql(memory_limit))
+        if threads > 0:
+            self.con.execute(f"SET threads = {int(threads)}")
         self.con.execute(
             "SET enable_external_access = false"
         )  # the store needs no files beyond its own

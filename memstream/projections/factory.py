@@ -61,6 +61,13 @@ def topics_of(kind: str, settings: Settings) -> list[str]:
     return list(names.values())
 
 
+def telemetry_topics(settings: Settings) -> list[str]:
+    """What each recall leaves behind (its access event, its workflow record): a projection
+    may gather these before applying them (``projection_telemetry_wait_seconds``)."""
+    names = topic_names(settings.topic_prefix)
+    return [names["access"], names["workflows"]]
+
+
 def build(kind: str, settings: Settings, version: str | None = None) -> Projection:
     layout = Layout(settings.data_path)
     if kind == "duckdb":
@@ -69,6 +76,7 @@ def build(kind: str, settings: Settings, version: str | None = None) -> Projecti
             topic_names(settings.topic_prefix),
             settings.limits,
             memory_limit=settings.duckdb_memory_limit,
+            threads=settings.duckdb_threads,
         )
     if kind == "qdrant":
         root = layout.qdrant(version) if version else None

@@ -94,11 +94,14 @@ class ProjectionRunner:
         session_timeout: float = 6.0,
         heartbeat_interval: float = 1.0,
         linger: float = 0.0,
+        telemetry: Iterable[str] = (),
+        telemetry_wait: float = 0.0,
     ) -> None:
         """``group``: share the topics' partitions with the other readers of that consumer
         group (a store shared by them, whose positions are per partition: a Qdrant server);
         None: read every partition. ``linger``: while records keep coming, batches start at
-        least this many seconds apart (see ``run``)."""
+        least this many seconds apart (see ``run``). ``telemetry``: topics whose records
+        alone wait up to ``telemetry_wait`` seconds for more (see ``_gather_telemetry``)."""
         self.bootstrap = bootstrap
         self.group = group
         # as the agents' group (settings broker_session_timeout, broker_heartbeat_interval):
@@ -111,6 +114,8 @@ class ProjectionRunner:
         self.projection = projection
         self.max_records = max_records
         self.linger = linger
+        self.telemetry = frozenset(telemetry)
+        self.telemetry_wait = telemetry_wait
         # One thread owns the store: DuckDB work stays off the event loop and single-threaded.
         self.executor = executor or ThreadPoolExecutor(
             1, thread_name_prefix=f"proj-{projection.name}"
@@ -302,6 +307,7 @@ class ProjectionRunner:
                     timeout_ms=int(idle * 1000), max_records=self.max_records
                 )
                 if batch:
+                    batch = await self._gather_telemetry(consumer, batch, stop)
                     batch = await self._linger(consumer, batch, applied_at, stop, took)
                 if batch:
                     started = time.monotonic()
@@ -318,6 +324,42 @@ class ProjectionRunner:
                         holding = bool(await self.run_in_store(self.projection.idle))
         finally:
             await consumer.stop()
+
+    async def _gather_telemetry(
+        self,
+        consumer: AIOKafkaConsumer,
+        batch: dict[TopicPartition, list[Any]],
+        stop: asyncio.Event,
+    ) -> dict[TopicPartition, list[Any]]:
+        """A batch of telemetry alone (``self.telemetry``: what each recall leaves behind,
+        its access event and its workflow record) and what arrives within
+        ``telemetry_wait`` seconds; anything else arriving ends the wait at once.
+
+        Every recall over HTTP was followed by one or two small DuckDB transactions of its
+        telemetry, applied beside the next recall, and a transaction costs far more than
+        its rows: gathered, they stop competing with the recalls for the CPU. Nothing a
+        caller reads back waits: memories, their states and edges are on the memory log,
+        which never waits here; access counts and workflow rows are up to this much late."""
+        if self.telemetry_wait <= 0:
+            return batch
+        count = sum(map(len, batch.values()))
+        deadline = time.monotonic() + self.telemetry_wait
+        while (
+            all(tp.topic in self.telemetry for tp in batch)
+            and count < min(self.max_records, LINGER_ENOUGH)
+            and (left := deadline - time.monotonic()) > 0
+            and not stop.is_set()
+        ):
+            more = await consumer.getmany(
+                timeout_ms=max(1, int(left * 1000)), max_records=self.max_records - count
+            )
+            for tp, records in more.items():
+                batch.setdefault(tp, []).extend(records)
+                count += len(records)
+        if self.group is not None:  # a rebalance meanwhile: only partitions still held
+            held = consumer.assignment()
+            batch = {tp: records for tp, records in batch.items() if tp in held}
+        return batch
 
     async def _linger(
         self,

@@ -93,6 +93,8 @@ class ProjectionService(Service):
                 session_timeout=self.settings.broker_session_timeout,
                 heartbeat_interval=self.settings.broker_heartbeat_interval,
                 linger=self.settings.projection_linger_seconds,
+                telemetry=factory.telemetry_topics(self.settings),
+                telemetry_wait=self.settings.projection_telemetry_wait_seconds,
             )
             self.runners[kind] = runner
             self._runner_tasks.append(asyncio.ensure_future(self._run(kind, runner)))

@@ -14,7 +14,7 @@ import logging
 from datetime import datetime
 from typing import Any
 
-from memstream.core.coactivation import CoactivationConfig, plan_recall
+from memstream.core.coactivation import CoactivationConfig, plan_recall, spaced_uses
 from memstream.core.hashing import content_hash
 from memstream.core.lifecycle import MemoryView, Usage, retention
 from memstream.core.qlearning import FeedbackView, QState, plan_q_updates
@@ -34,6 +34,7 @@ from memstream.schemas.envelope import Envelope, make_event
 from memstream.schemas.errors import EventValidationError
 from memstream.schemas.events import (
     Feedback,
+    MemoryAccessed,
     MemoryArchived,
     MemoryCreated,
     MemoryEdit,
@@ -108,6 +109,7 @@ class Learning:
     async def on_access(self, env: Envelope[Any], event: Any) -> Sent:
         state = await self.states.get(event.message.partition)
         async with state.lock:
+            used_before = _uses_before(state, env, event.message.offset)
             state.apply_access(env, event.message.offset)  # no-op if the load folded it
             await self._release(state, env.namespace, env.payload.query_id)
             if env.event_id in state.processed:
@@ -115,7 +117,8 @@ class Learning:
             memory = state.memory(env.namespace)
             ids = [m.memory_id for m in env.payload.memories if m.memory_id in memory.states]
             stabilities = {mid: memory.states[mid].stability for mid in ids}
-            plan = plan_recall(ids, stabilities, self.coactivation)
+            fresh = spaced_uses(ids, used_before, env.occurred_at, self.coactivation.spacing)
+            plan = plan_recall(ids, stabilities, self.coactivation, fresh)
             return await self._emit(
                 state,
                 [
@@ -135,7 +138,7 @@ class Learning:
                     )
                     for c in plan.reinforcements
                 ]
-                + _edges_used(memory, ids, env.payload.query_id),
+                + _edges_used(memory, ids, fresh, env.payload.query_id),
                 env,
                 "access-tracker",
             )
@@ -501,12 +504,34 @@ def _faded_edges(memory: Any, ns: str, at: datetime, limits: Any) -> list[Envelo
     return out
 
 
-def _edges_used(memory: Any, ids: list[str], query_id: str) -> list[tuple[Any, str]]:
+def _uses_before(
+    state: PartitionState, env: Envelope[Any], offset: int
+) -> dict[str, list[datetime]]:
+    """The access times of the recall's memories logged before this recall (a load that
+    already folded it counted its own time once: that one is left out)."""
+    if not isinstance(env.payload, MemoryAccessed):
+        return {}
+    folded = offset < state.access_next
+    out: dict[str, list[datetime]] = {}
+    for m in env.payload.memories:
+        times = list(state.accesses.get((env.namespace, m.memory_id), ()))
+        if folded and env.occurred_at in times:
+            times.remove(env.occurred_at)
+        out[m.memory_id] = times
+    return out
+
+
+def _edges_used(
+    memory: Any, ids: list[str], fresh: frozenset[str], query_id: str
+) -> list[tuple[Any, str]]:
     """What one recall teaches the graph: an edge whose two memories came back together
     grows more confident; the neighbours of the best results gain a little stability
-    (spreading activation; core/relations.py)."""
+    (spreading activation; core/relations.py). Only from memories the use may strengthen
+    (``fresh``, the spacing effect): an edge one of whose ends is, a neighbour of one."""
     out: list[tuple[Any, str]] = []
     for (source, target, relation), before, after in coactivated(ids, memory.edges):
+        if source not in fresh and target not in fresh:
+            continue
         out.append(
             (
                 _reconfident(
@@ -522,7 +547,9 @@ def _edges_used(memory: Any, ids: list[str], query_id: str) -> list[tuple[Any, s
                 f"edge:{source}:{target}:{relation}",
             )
         )
-    relations_of = {mid: memory.states[mid].relations for mid in ids[:SPREAD_SOURCES]}
+    relations_of = {
+        mid: memory.states[mid].relations for mid in ids[:SPREAD_SOURCES] if mid in fresh
+    }
     near = {parse(e).other for entries in relations_of.values() for e in entries}
     stabilities = {
         mid: memory.states[mid].stability

@@ -96,6 +96,49 @@ def test_q_trajectory_coactivation_and_redelivery(
     assert len(q_events(settings, ns)) == 4
 
 
+def test_a_burst_of_recalls_strengthens_once(settings: Settings, worker: WorkerProcess) -> None:
+    """Recalled together again and again within the hour, memories are strengthened once
+    (the spacing effect): massed repetition no longer compounds their stability, and a
+    recall an hour away from the others strengthens them again."""
+    ns = f"burst-{uuid.uuid4().hex[:8]}"
+    now = datetime.now(UTC)
+    query = "what tea do I drink"
+    with Memory(settings=settings) as mem:
+        mem.add(
+            ["I drink green tea every morning.", "My favorite tea shop is in Kyoto."],
+            user_id=ns,
+            occurred_at=now - timedelta(hours=3),
+        )
+        deadline = time.monotonic() + 45
+        while len(mem.recall(query, namespace=ns, k=2)["results"]) < 2:
+            assert time.monotonic() < deadline
+            time.sleep(0.5)
+        for _ in range(5):
+            mem.recall(query, namespace=ns, k=2)
+        # the same question in the conversation's own time, two hours before the burst
+        spaced = mem.recall(query, namespace=ns, k=2, filters={"at": now - timedelta(hours=2)})
+    ids = {r["memory_id"] for r in spaced["results"]}
+    assert len(ids) == 2, spaced
+
+    def reinforced() -> list[Any]:
+        return [
+            e
+            for e in asyncio.run(memory_log(settings, ns))
+            if e.type == "MemoryReinforced" and e.payload.reason == "coactivation"
+        ]
+
+    co: list[Any] = []
+    deadline = time.monotonic() + 30
+    while not any(e.payload.evidence["query_id"] == spaced["query_id"] for e in co):
+        assert time.monotonic() < deadline, co
+        time.sleep(0.5)
+        co = reinforced()
+    for mid in ids:  # the burst's recalls were logged before the spaced one: all were read
+        mine = [e.payload.evidence["query_id"] for e in co if e.payload.memory_id == mid]
+        assert mine.count(spaced["query_id"]) == 1, mine
+        assert len(mine) <= 2, mine  # at most once more, for the whole burst of six
+
+
 def test_frequent_access_promotes_to_core(settings: Settings, worker: WorkerProcess) -> None:
     ns = f"tier-{uuid.uuid4().hex[:8]}"
     with Memory(settings=settings) as mem:

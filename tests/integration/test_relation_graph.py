@@ -121,8 +121,13 @@ def test_cause_and_effect_in_different_sessions_answer_why(
         ), dinner_graph
 
         # spreading activation: a recall that answers with the effect alone strengthens its
-        # cause a little
-        only = mem.recall("why did I skip the team dinner?", namespace=ns, k=1)
+        # cause a little. Asked in the conversation's own time, a day after its last
+        # session: the recalls above were seconds ago by the worker's clock, and a use that
+        # soon after another strengthens nothing (the spacing effect, core/coactivation.py)
+        later = T0 + timedelta(days=20 * (len(SESSIONS) - 1) + 1)
+        only = mem.recall(
+            "why did I skip the team dinner?", namespace=ns, k=1, filters={"at": later}
+        )
         assert [r["memory_id"] for r in only["results"]] == [dinner], only["results"]
 
         def spread() -> list[dict[str, Any]]:

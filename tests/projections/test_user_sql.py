@@ -69,6 +69,17 @@ def test_a_statement_past_the_memory_limit_fails_alone(duck: DuckDBProjection) -
     assert duck.statement(5).run("SELECT 4")[1] == [(4,)]
 
 
+def test_the_threads_setting_holds_for_the_whole_database(tmp_path: Path) -> None:
+    projection = DuckDBProjection(tmp_path / "t.duckdb", TOPICS, threads=1)
+    try:
+        assert projection.statement(5.0).run("SELECT current_setting('threads')") == (
+            ["current_setting('threads')"],
+            [(1,)],
+        )
+    finally:
+        projection.close()
+
+
 def test_the_memory_limit_setting_is_a_size_and_nothing_else() -> None:
     assert memory_limit_sql("512MiB") == "SET memory_limit = '512MiB'"
     with pytest.raises(ValueError, match="duckdb_memory_limit"):

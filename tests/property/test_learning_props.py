@@ -12,6 +12,7 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from memstream.core.coactivation import spaced_uses
 from memstream.core.lifecycle import (
     LifecycleConfig,
     MemoryView,
@@ -373,3 +374,28 @@ def test_merges_keep_every_word_and_turn_and_a_covered_memory_joins_one(
         merged = merge_content(members)
         assert set().union(*(_words(m.text) for m in members)) <= _words(merged.text)
         assert set(merged.source_turn_ids) == {f"t-{m}" for m in group}
+
+
+@FAST
+@given(st.lists(st.integers(0, 59 * 60), min_size=1, max_size=40), st.randoms())
+def test_uses_within_one_spacing_strengthen_once(seconds: list[int], rnd: random.Random) -> None:
+    """However many uses land in one spacing window, and in whatever order they are
+    logged, the first logged strengthens the memory and no other does."""
+    rnd.shuffle(seconds)
+    used: dict[str, list[datetime]] = {}
+    strengthened = 0
+    for s in seconds:
+        at = AT + timedelta(seconds=s)
+        strengthened += "m" in spaced_uses(["m"], used, at, timedelta(hours=1))
+        used.setdefault("m", []).append(at)
+    assert strengthened == 1
+
+
+@FAST
+@given(st.lists(st.integers(0, 100), min_size=1, max_size=30, unique=True))
+def test_uses_a_spacing_apart_each_strengthen(hours: list[int]) -> None:
+    used: dict[str, list[datetime]] = {}
+    for h in sorted(hours):
+        at = AT + timedelta(hours=h)
+        assert "m" in spaced_uses(["m"], used, at, timedelta(hours=1))
+        used.setdefault("m", []).append(at)

@@ -16,6 +16,7 @@ from memstream.core.coactivation import (
     co_reinforced,
     pairs,
     plan_recall,
+    spaced_uses,
 )
 from memstream.core.evolution import (
     EvolutionView,
@@ -154,6 +155,25 @@ def test_recall_reinforces_memories_returned_together() -> None:
     assert plan_recall(["a"], {"a": 1.0}).reinforcements == ()
     assert plan_recall(["a", "b"], {"a": 100.0, "b": 1.0}).reinforcements[0].memory_id == "b"
     assert co_reinforced(150.0, CoactivationConfig()) == 150.0  # never lowered
+
+
+def test_a_use_strengthens_only_memories_not_used_within_the_spacing() -> None:
+    at = datetime(2026, 3, 1, 12, tzinfo=UTC)
+    hour = timedelta(hours=1)
+    used = {
+        "minutes_ago": [at - timedelta(days=3), at - timedelta(minutes=5)],
+        "yesterday": [at - timedelta(days=1)],
+        "an_hour_ago": [at - hour],
+        "logged_later": [at + timedelta(minutes=10)],  # a replay out of order
+    }
+    fresh = spaced_uses([*used, "never"], used, at, hour)
+    assert fresh == {"yesterday", "an_hour_ago", "never"}
+    plan = plan_recall(
+        ["minutes_ago", "yesterday"], {"minutes_ago": 1.0, "yesterday": 1.0}, spaced=fresh
+    )
+    assert [c.memory_id for c in plan.reinforcements] == ["yesterday"]
+    assert plan.reinforcements[0].partners == 1  # the partner still counts
+    assert plan.pairs == (("minutes_ago", "yesterday"),)  # co-retrieval is counted anyway
 
 
 def test_boost_partners_after_three_co_occurrences() -> None:
