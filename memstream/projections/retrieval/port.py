@@ -421,7 +421,13 @@ def _opt_float(value: Any) -> float | None:
     return None if value is None else float(value)
 
 
-def decode_payload(raw: Mapping[str, Any]) -> tuple[str, str, MemoryPayload, LogPosition]:
+#: (memory_id, namespace, payload, position) of a stored payload
+Decoded = tuple[str, str, "MemoryPayload", "LogPosition"]
+#: decoded payloads a store keeps (as many as the edge store's payload cache holds)
+MAX_DECODED = 10_000
+
+
+def decode_payload(raw: Mapping[str, Any]) -> Decoded:
     """(memory_id, namespace, payload, position) from a stored payload."""
     payload = MemoryPayload(
         text=raw["text"],
@@ -540,6 +546,10 @@ class RetrievalStore(ABC):
 
     def __init__(self, spec: CollectionSpec) -> None:
         self.spec = spec
+        # id of a stored payload -> (it, decoded): an adapter that keeps payloads between
+        # searches (the edge store's cache) hands back the same objects, and decoding the
+        # candidates was a sixth of an in-process recall; held, so an id is never reused
+        self._decoded: dict[int, tuple[Mapping[str, Any], Decoded]] = {}
 
     @property
     def collection_name(self) -> str:
@@ -675,6 +685,17 @@ class RetrievalStore(ABC):
     def fetch_payloads(self, point_ids: Sequence[PointKey]) -> dict[PointKey, Mapping[str, Any]]:
         """Payloads of these point ids (missing ones left out)."""
 
+    def _decode(self, raw: Mapping[str, Any]) -> Decoded:
+        """``decode_payload(raw)``, once per payload object."""
+        kept = self._decoded.get(id(raw))
+        if kept is not None and kept[0] is raw:
+            return kept[1]
+        decoded = decode_payload(raw)
+        if len(self._decoded) >= MAX_DECODED:
+            self._decoded.clear()
+        self._decoded[id(raw)] = (raw, decoded)
+        return decoded
+
     def _hits(self, scope: Scope, ranked: Sequence[Ranked]) -> list[Hit]:
         missing = [r.point_id for r in ranked if r.payload is None]
         fetched = self.fetch_payloads(missing) if missing else {}
@@ -683,7 +704,7 @@ class RetrievalStore(ABC):
             raw = r.payload if r.payload is not None else fetched.get(r.point_id)
             if raw is None or not scope.admits(raw):
                 continue  # deleted or changed since it was scored
-            memory_id, namespace, payload, position = decode_payload(raw)
+            memory_id, namespace, payload, position = self._decode(raw)
             hits.append(
                 Hit(
                     memory_id=memory_id,
