@@ -12,8 +12,9 @@ demand only) in the same run, so what the cycle costs or gains in recall is a fi
 Each question is asked at its set's time (``at``: a day after the conversation's last turn,
 or its ``as_of``), k=40, with low-confidence answers included (the offline evaluation's
 settings); after each answer the worker is left to apply what the recall recorded (its
-access and co-activation records, 20-90 memory-log events) before the next question, so the
-order of the questions is all that orders their effects (repeated runs agree within 0.003).
+access and co-activation records: up to 20-90 memory-log events, none for memories used
+within the hour before, the spacing effect) before the next question, so the order of the
+questions is all that orders their effects (repeated runs agree within 0.003).
 
 Figures: ``evidence recall@10 <set> through the worker`` (turn-budgeted, as the offline
 evaluation's headline), baseline the same with the scheduled cycle off; ``... plain``
@@ -93,6 +94,10 @@ def _turns(eval_set: EvalSet) -> list[tuple[bytes, bytes]]:
     return [(e.key, encode(e)) for e in envelopes]
 
 
+#: how long a recall's co-activation records may take to reach the log (seen: 0.05-0.4 s)
+GROWN_WITHIN = 0.6
+
+
 def _log_size(settings: Settings) -> int:
     return sum(asyncio.run(_log_ends(settings)).values())
 
@@ -100,11 +105,12 @@ def _log_size(settings: Settings) -> int:
 def _settle(
     api: httpx.Client, settings: Settings, before: int | None = None, timeout: float = 30.0
 ) -> None:
-    """Until the memory log grew past ``before`` (a recall's access and co-activation
-    records reach it through the learning agent 0.05-0.4 s after the answer; 2 s at most),
-    then until the projections applied it to its end and nothing new came for a moment."""
+    """Until the memory log grew past ``before`` (a recall's co-activation records reach it
+    through the learning agent 0.05-0.4 s after the answer; 0.6 s at most: a recall of
+    memories used within the hour before writes none, the spacing effect), then until the
+    projections applied it to its end and nothing new came for a moment."""
     deadline = time.monotonic() + timeout
-    grown = time.monotonic() + 2.0
+    grown = time.monotonic() + GROWN_WITHIN
     while before is not None and time.monotonic() < grown and _log_size(settings) <= before:
         time.sleep(0.02)
     quiet = 0
