@@ -360,6 +360,20 @@ def test_a_birthday_said_as_an_age_answers_when_the_birthday_is(
             "Pepper sleeps on Priya's couch all day and steals Priya's socks",
             id="the pet, not the landlord who changed his mind",
         ),
+        pytest.param(
+            "Lena",
+            (
+                "As a nurse, I often work night shifts, so what should I eat before bed?",
+                "My brother Tom visited, he loves hiking.",
+                "I finally finished the puzzle with 1000 pieces.",
+            ),
+            4,
+            "What is Lena's profession?",
+            "Lena is a nurse",
+            1,
+            "Lena is a nurse",
+            id="a role said in passing, by the jobs people have",
+        ),
     ],
 )
 def test_a_question_finds_what_its_words_do_not_say(
@@ -382,7 +396,8 @@ def test_a_question_finds_what_its_words_do_not_say(
     is searched by its members too (core/group_words.py), a kind by its instances
     (core/answer_types.py); a bare name answering for a name is whom the next pronouns mean
     (core/extract/coreference.py), and "his" after the landlord's verb says he is no "she"
-    (core/extract/mentions.py)."""
+    (core/extract/mentions.py); "As a nurse, I often work night shifts, ..." lost the nurse
+    (core/extract/self_description.py)."""
     texts, top = _told(settings, speaker, list(said), memories, question)
     assert any(first in t for t in top[:within]), top
     assert memory is None or memory in texts, texts

@@ -26,6 +26,7 @@ from memstream.core.extract.cues import (
 )
 from memstream.core.extract.filler import claim_words, is_filler_words
 from memstream.core.extract.gates import alternatives, any_in, fold, wordset
+from memstream.core.extract.self_description import self_descriptions
 from memstream.core.extract.sentences import split_claims
 from memstream.core.facts import TurnView
 from memstream.core.hashing import normalize
@@ -277,7 +278,9 @@ def _question_content(body: str) -> str | None:
 def user_claims(sentence: str, names: frozenset[str]) -> list[Claim]:
     question = sentence.rstrip().rstrip("\"')").endswith("?")
     raw_claims = split_claims(sentence)
-    out: list[Claim] = []
+    # what the speaker says they are in passing ("As a nurse, I ...") is lost with the
+    # phrase or the question around it: a claim of its own
+    out = [Claim(sentence, role, _CONF_FIRST_PERSON) for role in self_descriptions(sentence)]
     for index, raw_claim in enumerate(raw_claims):
         raw = _strip_tail(raw_claim)
         if raw.isupper() and sum(ch.isalpha() for ch in raw) > 3:
