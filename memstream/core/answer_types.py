@@ -84,7 +84,8 @@ _WORKPLACES: Final = (
     "hospital clinic school university college office company startup firm bank restaurant "
     "cafe bakery store shop hotel factory lab studio agency warehouse library gym salon"
 )
-_JOBS: Final = (
+#: jobs by name (core/extract/self_description.py reads them too)
+JOBS: Final = (
     "teacher nurse doctor engineer developer programmer designer artist writer chef cook "
     "lawyer accountant manager student musician photographer scientist researcher therapist "
     "counselor pilot firefighter police officer mechanic electrician plumber carpenter farmer "
@@ -115,10 +116,10 @@ _KINDS: Final[dict[str, str]] = {
     "ingredients": _FOODS,
     "genre": _GENRES,
     "genres": _GENRES,
-    "job": _JOBS,
-    "profession": _JOBS,
-    "occupation": _JOBS,
-    "career": _JOBS,
+    "job": JOBS,
+    "profession": JOBS,
+    "occupation": JOBS,
+    "career": JOBS,
     "hobby": _HOBBIES,
     "hobbies": _HOBBIES,
     "subject": _SUBJECTS,

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from memstream.core.answer_types import JOBS
 from memstream.core.extract.gates import wordset
 
 _OPENING: Final = re.compile(r"^\s*as (?P<a>an?) (?P<rest>[^,]{2,60}),\s*(?P<next>\S+)", re.I)
@@ -34,22 +35,17 @@ _STOP: Final = wordset(
 )
 # a role's last word that names a person by what they do or are
 _PEOPLE: Final = wordset(
-    "teacher nurse doctor engineer developer programmer designer artist writer chef cook "
-    "lawyer accountant manager student musician photographer scientist researcher "
-    "therapist counselor pilot firefighter officer mechanic electrician plumber carpenter "
-    "farmer driver barista professor tutor coach mom mum dad mother father parent woman "
-    "man person vegan vegetarian veteran immigrant freelancer introvert extrovert beginner "
-    "newbie novice owner founder nomad lead intern resident native citizen grad graduate "
-    "athlete runner dancer singer gamer reader fan lover"
+    JOBS + " mom mum dad mother father parent woman man person vegan vegetarian veteran "
+    "immigrant freelancer introvert extrovert beginner newbie novice owner founder nomad lead "
+    "intern resident native citizen grad graduate athlete runner dancer singer gamer reader "
+    "fan lover"
 )
 _ENDINGS: Final = ("er", "or", "ist", "ian", "ant", "ent", "eer", "ster")
-# words ending like a role that name none, and times of life (said of the past)
+# words that end like a role and name none, and times of life (said of the past: "As a
+# teenager, I ..."); other words ending unlike a role ("As a result, I") are none anyway
 _NOT_PEOPLE: Final = wordset(
-    "result whole rule matter reminder side bonus treat gift favor favour joke kid child "
-    "teen teenager toddler baby boy girl youngster compromise start first way test number "
-    "order answer letter center centre factor consequence precaution courtesy thanks "
-    "team family group couple parent's summer winter holiday weekend backup shortcut "
-    "component element instrument document agent moment comment percent"
+    "matter reminder favor number order answer letter center factor summer winter "
+    "component element instrument document agent moment comment percent teenager youngster"
 )
 
 
@@ -95,8 +91,9 @@ def self_descriptions(sentence: str) -> list[str]:
     opening = _OPENING.match(sentence)
     if opening and opening.group("next").lower().strip(".,;:!?") in _FIRST:
         words = opening.group("rest").split()
+        lowered = [w.lower() for w in words]
         # "a mother of two": the person is named before "of"
-        head = words[: [w.lower() for w in words].index("of")] if "of" in words else words
+        head = words[: lowered.index("of")] if "of" in lowered else words
         role = _role(head, aged=False)
         if role and len(role) == len(head) and len(words) <= 6:
             out.append(f"I am {opening.group('a').lower()} {' '.join(words)}")
