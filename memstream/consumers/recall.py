@@ -87,6 +87,7 @@ from memstream.core.standing_instructions import (
     preference_of,
 )
 from memstream.core.tokens import tokenize
+from memstream.infra.by_identity import ByIdentity
 from memstream.projections.retrieval import Hit, RetrievalStore
 from memstream.schemas._fields import utc_now
 from memstream.schemas.errors import EventValidationError
@@ -212,42 +213,22 @@ class RecallService:
         self.trees = trees
         self.retention_model = retention_model  # the retention_model setting, as the cycle's
         self._cache: dict[str, Any] = {}
-        # id of a cached vector -> (it, float64 form, norm), for the cosine comparisons
-        self._norms: dict[int, tuple[Any, Any, float]] = {}
-        # id of a payload's state (the store keeps payloads between recalls, so the same
-        # object comes back) -> (it, the parsed state): parsing was a tenth of a recall
-        self._states: dict[int, tuple[Any, MemoryState]] = {}
+        # a cached vector's float64 form and norm, for the cosine comparisons
+        self._normed: ByIdentity[Any, Normed] = ByIdentity(normed, MAX_VECTORS)
+        # a payload's parsed state (the store keeps payloads between recalls, so the same
+        # object comes back): parsing was a tenth of a recall; as many as the store keeps
+        self._state: ByIdentity[Any, MemoryState] = ByIdentity(from_json, 10_000)
 
     def _vectors(self, texts: list[str], ids: list[str]) -> dict[str, Any]:
         """Candidate vectors for MMR; memory texts repeat across recalls, so they are cached."""
         missing = [t for t in dict.fromkeys(texts) if t not in self._cache]
         if missing:
-            if len(self._cache) + len(missing) > 50_000:
+            if len(self._cache) + len(missing) > MAX_VECTORS:
                 self._cache.clear()
-                self._norms.clear()
+                self._normed.clear()
             for text, vector in zip(missing, self.embedder.embed(missing), strict=True):
                 self._cache[text] = np.asarray(vector)
         return {mid: self._cache[text] for mid, text in zip(ids, texts, strict=True)}
-
-    def _state(self, raw: Any) -> MemoryState:
-        """``from_json(raw)``, parsed once per payload object."""
-        kept = self._states.get(id(raw))
-        if kept is not None and kept[0] is raw:
-            return kept[1]
-        state = from_json(raw)
-        if len(self._states) >= 10_000:  # it holds the payloads: as many as the store keeps
-            self._states.clear()
-        self._states[id(raw)] = (raw, state)
-        return state
-
-    def _normed(self, vector: Any) -> Normed:
-        """``normed(vector)`` for a vector of the cache, computed once."""
-        kept = self._norms.get(id(vector))
-        if kept is not None and kept[0] is vector:
-            return kept[1], kept[2]
-        a, norm = normed(vector)
-        self._norms[id(vector)] = (vector, a, norm)
-        return a, norm
 
     async def recall(
         self,
@@ -879,6 +860,8 @@ def _nothing_found(
 
 #: candidates (principles and preferences) a recall reads for standing instructions
 RULES_SEARCHED = 60
+#: candidate vectors recall keeps by text (and their norms)
+MAX_VECTORS = 50_000
 
 
 def _dense_score(hit: Hit) -> float:

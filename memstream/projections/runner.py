@@ -325,6 +325,16 @@ class ProjectionRunner:
         finally:
             await consumer.stop()
 
+    def _still_held(
+        self, consumer: AIOKafkaConsumer, batch: dict[TopicPartition, list[Any]]
+    ) -> dict[TopicPartition, list[Any]]:
+        """``batch`` without partitions a rebalance handed to another reader while it waited
+        (a shared reader only)."""
+        if self.group is None:
+            return batch
+        held = consumer.assignment()
+        return {tp: records for tp, records in batch.items() if tp in held}
+
     async def _gather_telemetry(
         self,
         consumer: AIOKafkaConsumer,
@@ -356,10 +366,7 @@ class ProjectionRunner:
             for tp, records in more.items():
                 batch.setdefault(tp, []).extend(records)
                 count += len(records)
-        if self.group is not None:  # a rebalance meanwhile: only partitions still held
-            held = consumer.assignment()
-            batch = {tp: records for tp, records in batch.items() if tp in held}
-        return batch
+        return self._still_held(consumer, batch)
 
     async def _linger(
         self,
@@ -386,10 +393,7 @@ class ProjectionRunner:
         more = await consumer.getmany(timeout_ms=0, max_records=self.max_records - count)
         for tp, records in more.items():
             batch.setdefault(tp, []).extend(records)
-        if self.group is not None:  # a rebalance meanwhile: only partitions still held
-            held = consumer.assignment()
-            batch = {tp: records for tp, records in batch.items() if tp in held}
-        return batch
+        return self._still_held(consumer, batch)
 
     async def catch_up(self, idle: float = 0.5, timeout: float = 30.0) -> ApplyStats:
         """Apply everything up to the end of the log, then return.

@@ -74,6 +74,7 @@ import orjson
 from numpy.typing import NDArray
 
 from memstream.core.sparse import SparseVector
+from memstream.infra.by_identity import ByIdentity
 
 Status = Literal["active", "superseded", "archived", "deprecated"]
 STATUSES: tuple[Status, ...] = ("active", "superseded", "archived", "deprecated")
@@ -546,10 +547,12 @@ class RetrievalStore(ABC):
 
     def __init__(self, spec: CollectionSpec) -> None:
         self.spec = spec
-        # id of a stored payload -> (it, decoded): an adapter that keeps payloads between
-        # searches (the edge store's cache) hands back the same objects, and decoding the
-        # candidates was a sixth of an in-process recall; held, so an id is never reused
-        self._decoded: dict[int, tuple[Mapping[str, Any], Decoded]] = {}
+        # a stored payload decoded: an adapter that keeps payloads between searches (the
+        # edge store's cache) hands back the same objects, and decoding the candidates was
+        # a sixth of an in-process recall
+        self._decode: ByIdentity[Mapping[str, Any], Decoded] = ByIdentity(
+            decode_payload, MAX_DECODED
+        )
 
     @property
     def collection_name(self) -> str:
@@ -684,17 +687,6 @@ class RetrievalStore(ABC):
     @abstractmethod
     def fetch_payloads(self, point_ids: Sequence[PointKey]) -> dict[PointKey, Mapping[str, Any]]:
         """Payloads of these point ids (missing ones left out)."""
-
-    def _decode(self, raw: Mapping[str, Any]) -> Decoded:
-        """``decode_payload(raw)``, once per payload object."""
-        kept = self._decoded.get(id(raw))
-        if kept is not None and kept[0] is raw:
-            return kept[1]
-        decoded = decode_payload(raw)
-        if len(self._decoded) >= MAX_DECODED:
-            self._decoded.clear()
-        self._decoded[id(raw)] = (raw, decoded)
-        return decoded
 
     def _hits(self, scope: Scope, ranked: Sequence[Ranked]) -> list[Hit]:
         missing = [r.point_id for r in ranked if r.payload is None]
