@@ -65,10 +65,15 @@ def _plain(text: str) -> str:
     return " ".join(_MARKUP.sub(" ", text).split())
 
 
+def without_code_blocks(text: str) -> str:
+    """``text`` with its fenced code blocks blanked (an unclosed fence runs to the end)."""
+    return _FENCE.sub(" ", text)
+
+
 def reply_gist(text: str, limit: int = GIST_CHARS) -> str:
     """What a reply is about, in at most ``limit`` characters: its opening two sentences,
     then its headings and bold terms (the structure of a long answer); code left out."""
-    prose = _INLINE_CODE.sub(" ", _FENCE.sub(" ", text))
+    prose = _INLINE_CODE.sub(" ", without_code_blocks(text))
     first_block = next((b for b in re.split(r"\n\s*\n", prose) if _plain(b)), "")
     sentences = [s for s in _SENTENCE_END.split(_plain(first_block)) if s]
     parts = [" ".join(sentences[:2])] if sentences else []

@@ -1,5 +1,6 @@
 """Through the broker with the defaults: a long user message that carries no claim the rule
-extractor can name is kept as an episode, and a later question about it finds it first."""
+extractor can name is kept as an episode, and a later question about it finds it first; so
+is one whose facts hold little of it (one stray fact from its last clause)."""
 
 from __future__ import annotations
 
@@ -50,3 +51,38 @@ def test_a_message_without_a_fact_is_kept_as_an_episode(
         # batch: the route waits for a memory this worker knows instead of answering 404
         stored = mem.get(str(top["memory_id"]), namespace=ns)
         assert stored["kind"] == "episode"
+
+
+SHIPPING = (
+    "I'm trying to ship my bakery ordering site on Render.com with Docker, aiming for a first "
+    "release by March 1, 2024, can you help me with that, I've got this Dockerfile so far:\n"
+    "```dockerfile\nFROM node:18\nRUN npm ci\n```\nBut the build keeps failing, can you help "
+    "me fix it, I'm using JWT validation as well, so I want to make sure that works too"
+)
+
+
+def test_a_message_its_facts_hold_little_of_is_kept_as_an_episode_too(
+    settings: Settings, worker: WorkerProcess
+) -> None:
+    ns = f"ep-thin-{random.randrange(10**8)}"
+    with Memory(settings=settings) as mem:
+        mem.add(
+            [{"role": "user", "content": SHIPPING, "speaker": "Craig"}],
+            user_id=ns,
+            run_id="s1",
+            occurred_at=T0,
+        )
+        deadline = time.monotonic() + 45
+        texts: list[str] = []
+        while time.monotonic() < deadline:
+            hits = mem.recall(
+                "when did I plan the first release of the bakery site?", namespace=ns, k=3
+            )["results"]
+            texts = [str(h["text"]) for h in hits]
+            if any(t.startswith("Craig said: I'm trying to ship") for t in texts):
+                break
+            time.sleep(0.5)
+        # the rule extractor's one fact is there, and so is the message as said, first
+        assert texts and texts[0].startswith("Craig said: I'm trying to ship my bakery")
+        assert "March 1, 2024" in texts[0]
+        assert any("make sure that works too" in t for t in texts)
