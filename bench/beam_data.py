@@ -8,6 +8,11 @@ part of the project: it is read from ``MEMSTREAM_BEAM_DIR`` or from
 checkout next to it), and every caller skips cleanly when it is absent
 (:func:`find_beam` returns None).
 
+``MEMSTREAM_BEAM_DIR`` may also name a tier folder in the layout of BEAM's own repository
+(``chats/500K``: each conversation's questions in ``probing_questions/probing_questions.json``
+instead of ``pq.json``); a conversation folder without both files is skipped. The longer
+tiers are what the 100K tier cannot show: how recall holds as one user's history grows.
+
 Conversion to the ingest format, deterministic:
 
 * namespace ``beam-<n>`` per conversation, turn id ``b<n>-m<id>`` (message ids are unique
@@ -66,12 +71,27 @@ def find_beam(env: dict[str, str] | None = None) -> Path | None:
     return None
 
 
+#: where a conversation's questions are: the shared copy's name, then BEAM's own
+QUESTION_FILES = (Path("pq.json"), Path("probing_questions") / "probing_questions.json")
+
+
+def _questions_file(folder: Path) -> Path | None:
+    return next((folder / q for q in QUESTION_FILES if (folder / q).is_file()), None)
+
+
+def _complete(folder: Path) -> bool:
+    return (folder / "chat.json").is_file() and _questions_file(folder) is not None
+
+
 def _looks_like_beam(path: Path) -> bool:
-    return (path / "1" / "chat.json").is_file() and (path / "1" / "pq.json").is_file()
+    return path.is_dir() and bool(conversations(path))
 
 
 def conversations(root: Path) -> list[int]:
-    return sorted(int(p.name) for p in root.iterdir() if p.name.isdigit() and p.is_dir())
+    """The numbered conversation folders with a chat and its questions."""
+    return sorted(
+        int(p.name) for p in root.iterdir() if p.name.isdigit() and p.is_dir() and _complete(p)
+    )
 
 
 def split_of(conversation: int) -> Split:
@@ -148,7 +168,10 @@ def _flatten(ids: Any) -> Iterator[int | str]:
 def load_questions(root: Path, conversation: int) -> list[dict[str, Any]]:
     """One conversation's probing questions; ``kind`` is the ability, ``evidence_turn_ids``
     empty for abstention (and for the few questions BEAM gives no evidence)."""
-    with (root / str(conversation) / "pq.json").open(encoding="utf-8") as fh:
+    path = _questions_file(root / str(conversation))
+    if path is None:
+        raise FileNotFoundError(f"conversation {conversation} has no questions in {root}")
+    with path.open(encoding="utf-8") as fh:
         by_ability: dict[str, list[dict[str, Any]]] = json.load(fh)
     out = []
     for ability in sorted(by_ability):

@@ -146,6 +146,24 @@ def test_beam_loader_converts_turns_questions_and_splits(tmp_path: Path) -> None
     assert {t["namespace"] for t in test[0]} == {"beam-2"}  # even: test
 
 
+def test_beam_reads_the_upstream_layout_and_skips_incomplete_folders(tmp_path: Path) -> None:
+    """A tier folder as BEAM's repository lays it out (chats/500K): the questions in
+    probing_questions/probing_questions.json; a folder without a chat is no conversation."""
+    for n in (1, 2):
+        _write_beam(tmp_path, n, questions=QUESTIONS)
+    upstream = tmp_path / "1" / "probing_questions"
+    upstream.mkdir()
+    (tmp_path / "1" / "pq.json").rename(upstream / "probing_questions.json")
+    (tmp_path / "2" / "chat.json").unlink()
+    (tmp_path / "3").mkdir()
+    assert beam_data.find_beam({beam_data.ENV_VAR: str(tmp_path)}) == tmp_path
+    assert beam_data.conversations(tmp_path) == [1]
+    questions = {q["query"]: q for q in beam_data.load_questions(tmp_path, 1)}
+    assert questions["Where do I work?"]["evidence_turn_ids"] == ["b1-m2", "b1-m3"]
+    test = beam_data.load_split("test", tmp_path)
+    assert test == ([], [])
+
+
 def test_beam_absent_means_no_split(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(beam_data.ENV_VAR, str(tmp_path / "absent"))
     assert beam_data.load_split("test") is None
