@@ -785,6 +785,20 @@ def test_a_factorial_does_not_end_a_sentence() -> None:
     ]
 
 
+def test_an_ellipsis_the_sentence_goes_on_after_does_not_end_it() -> None:
+    """"the sequence 5, 8, 11, ... using the formula" was cut in two, and the memory kept
+    "User analyzed ... the sequence ( 5, 8, 11" without the formula."""
+    assert split_sentences(
+        r"I analyzed the sequence \( 5, 8, 11, ... \) using the formula. Then I stopped."
+    ) == [r"I analyzed the sequence \( 5, 8, 11, ... \) using the formula.", "Then I stopped."]
+    assert split_sentences("I was thinking... maybe Lisbon. Um... I think so. Wait…what?") == [
+        "I was thinking... maybe Lisbon.",
+        "Um...",
+        "I think so.",
+        "Wait…what?",
+    ]
+
+
 def test_an_amount_in_a_question_keeps_its_thousands() -> None:
     said = "I'm kinda stressed about rejecting that $25,000 offer for the shoot, was it right?"
     texts = [f.text for f in facts(said, "Rosa")]

@@ -70,6 +70,15 @@ def _factorial(line: str, at: int, end: int) -> bool:
     return after != "" and not after.isupper()
 
 
+def _trails_on(line: str, mark: str, end: int) -> bool:
+    """An ellipsis the sentence goes on after ("I was thinking... maybe Lisbon", "the
+    sequence 5, 8, 11, ... using the formula"): lower case, a bracket or a backslash next."""
+    if not (mark.startswith("..") or "…" in mark):
+        return False
+    after = line[end:].lstrip()[:1]
+    return after != "" and (after.islower() or after in ")]}\\,;:")
+
+
 def split_sentences(text: str) -> list[str]:
     """Sentences of ``text``; newlines always end one, abbreviations and initials do not."""
     out: list[str] = []
@@ -100,6 +109,8 @@ def split_sentences(text: str) -> list[str]:
                 ):
                     continue
             elif m.group(1) == "!" and _factorial(line, m.start(), m.end()):
+                continue
+            if _trails_on(line, m.group(1), m.end()):
                 continue
             piece = line[start : m.end()].strip()
             if piece:
