@@ -786,7 +786,7 @@ def test_a_factorial_does_not_end_a_sentence() -> None:
 
 
 def test_an_ellipsis_the_sentence_goes_on_after_does_not_end_it() -> None:
-    """"the sequence 5, 8, 11, ... using the formula" was cut in two, and the memory kept
+    """ "the sequence 5, 8, 11, ... using the formula" was cut in two, and the memory kept
     "User analyzed ... the sequence ( 5, 8, 11" without the formula."""
     assert split_sentences(
         r"I analyzed the sequence \( 5, 8, 11, ... \) using the formula. Then I stopped."
