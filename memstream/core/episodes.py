@@ -33,7 +33,7 @@ from memstream.core.shorten import cut_at_word
 from memstream.core.tokens import STEMMING_TOKENIZER
 from memstream.core.write_plan import BufferedTurn
 
-EPISODES_VERSION: Final = "2"  # 2: the assistant's replies too
+EPISODES_VERSION: Final = "3"  # 2: the assistant's replies too; 3: turns their facts hold little of
 EPISODE_CHARS: Final = 480
 #: scanner filters that say nothing about worth: a long or code-heavy turn can still be asked about
 KEPT_FILTERS: Final = frozenset({"too_long", "code_heavy", "markdown_heavy"})

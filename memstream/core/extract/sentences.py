@@ -72,7 +72,8 @@ def _factorial(line: str, at: int, end: int) -> bool:
 
 def _trails_on(line: str, mark: str, end: int) -> bool:
     """An ellipsis the sentence goes on after ("I was thinking... maybe Lisbon", "the
-    sequence 5, 8, 11, ... using the formula"): lower case, a bracket or a backslash next."""
+    sequence 5, 8, 11, ... using the formula"): a lower-case letter, a closing bracket, a
+    backslash or a comma, semicolon or colon next."""
     if not (mark.startswith("..") or "…" in mark):
         return False
     after = line[end:].lstrip()[:1]
