@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 import pytest
@@ -23,26 +24,35 @@ MESSAGE = (
 )
 
 
+def _said_then_recalled(
+    mem: Memory, ns: str, said: str, question: str, found: Callable[[list[str]], bool]
+) -> list[dict[str, object]]:
+    """Craig says ``said``; the top 3 for ``question`` once ``found`` holds of their texts
+    (or what they are after 45 s)."""
+    mem.add(
+        [{"role": "user", "content": said, "speaker": "Craig"}],
+        user_id=ns,
+        run_id="s1",
+        occurred_at=T0,
+    )
+    deadline = time.monotonic() + 45
+    hits: list[dict[str, object]] = []
+    while time.monotonic() < deadline:
+        hits = mem.recall(question, namespace=ns, k=3)["results"]
+        if found([str(h["text"]) for h in hits]):
+            break
+        time.sleep(0.5)
+    return hits
+
+
 def test_a_message_without_a_fact_is_kept_as_an_episode(
     settings: Settings, worker: WorkerProcess
 ) -> None:
     ns = f"ep-{random.randrange(10**8)}"
     with Memory(settings=settings) as mem:
-        mem.add(
-            [{"role": "user", "content": MESSAGE, "speaker": "Craig"}],
-            user_id=ns,
-            run_id="s1",
-            occurred_at=T0,
+        hits = _said_then_recalled(
+            mem, ns, MESSAGE, "which tables are in the schema and what fails?", bool
         )
-        deadline = time.monotonic() + 45
-        hits: list[dict[str, object]] = []
-        while time.monotonic() < deadline:
-            hits = mem.recall("which tables are in the schema and what fails?", namespace=ns, k=3)[
-                "results"
-            ]
-            if hits:
-                break
-            time.sleep(0.5)
         assert hits, "the episode was recalled"
         top = hits[0]
         assert str(top["text"]).startswith("Craig said: Can you walk me through how the lockout")
@@ -66,22 +76,14 @@ def test_a_message_its_facts_hold_little_of_is_kept_as_an_episode_too(
 ) -> None:
     ns = f"ep-thin-{random.randrange(10**8)}"
     with Memory(settings=settings) as mem:
-        mem.add(
-            [{"role": "user", "content": SHIPPING, "speaker": "Craig"}],
-            user_id=ns,
-            run_id="s1",
-            occurred_at=T0,
+        hits = _said_then_recalled(
+            mem,
+            ns,
+            SHIPPING,
+            "when did I plan the first release of the bakery site?",
+            lambda texts: any(t.startswith("Craig said: I'm trying to ship") for t in texts),
         )
-        deadline = time.monotonic() + 45
-        texts: list[str] = []
-        while time.monotonic() < deadline:
-            hits = mem.recall(
-                "when did I plan the first release of the bakery site?", namespace=ns, k=3
-            )["results"]
-            texts = [str(h["text"]) for h in hits]
-            if any(t.startswith("Craig said: I'm trying to ship") for t in texts):
-                break
-            time.sleep(0.5)
+        texts = [str(h["text"]) for h in hits]
         # the rule extractor's one fact is there, and so is the message as said, first
         assert texts and texts[0].startswith("Craig said: I'm trying to ship my bakery")
         assert "March 1, 2024" in texts[0]
