@@ -63,13 +63,17 @@ def condition_of(text: str) -> str | None:
     return m.group("cond").strip() if m else None
 
 
-_PREFERENCE: Final = re.compile(r"^\S+(?: \S+)? prefers (?P<what>\S.*?)[.!]?$")
+_PREFERENCE: Final = re.compile(
+    r"^\S+(?: \S+)? (?:prefers (?P<what>\S.*?)"
+    # one thing ranked above another: "User prioritized battery life over brand prestige"
+    r"|(?:prioriti[sz]e[sd]|values|valued|favou?r(?:s|ed)) (?P<ranked>\S.*? over \S.*?))[.!]?$"
+)
 
 
 def preference_of(text: str) -> str | None:
     """What a stated preference is about ("sneakers with a sleek, modern look"), or None."""
     m = _PREFERENCE.match(text)
-    return m.group("what") if m else None
+    return (m.group("what") or m.group("ranked")) if m else None
 
 
 def is_lookup(query: str) -> bool:

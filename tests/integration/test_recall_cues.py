@@ -3,7 +3,8 @@ beyond its topic changes what recall brings first. Three stories are told at onc
 extraction waits overlap), then each is asked about:
 
 - a request for help puts the preference it must respect first (core/advice.py), above
-  where the same words without the request rank it;
+  where the same words without the request rank it, also one said as one thing ranked over
+  another ("I prioritized battery life ... over brand prestige");
 - a person named by relation ("Rosa's husband") is searched for by name too, because another
   memory says who that is (core/relation_alias.py);
 - "where does Lena live now?" finds the move, said in other words, because the write path
@@ -42,6 +43,17 @@ STORIES = {
             "I joined a writing group that meets every Friday at the library.",
             "My writing mentor Robert reviews my drafts.",
             "I finished the second draft of the statement last night.",
+        ],
+    ),
+    "ranked": (
+        "Omar",
+        [
+            "My phone screen cracked last week, so I need a new one soon.",
+            "I prioritized battery life and camera quality over brand prestige when I bought "
+            "my last phone.",
+            "I use my phone to film my daughter's football games on Saturdays.",
+            "The phone store on Main Street opens at nine on Saturdays.",
+            "I'm saving up about $800 for the next phone.",
         ],
     ),
     "relation": (
@@ -139,6 +151,25 @@ def test_a_request_for_help_puts_the_preference_first(
     told_at = next(i for i, h in enumerate(plain) if h["category"] == "preference")
     assert "advice" not in plain[told_at]["explain"]
     assert asked < told_at, (ranked, [h["category"] for h in plain])
+
+
+def test_a_preference_said_as_one_thing_over_another_is_lifted_for_advice(
+    told: tuple[Memory, dict[str, str]],
+) -> None:
+    mem, spaces = told
+    ns = spaces["ranked"]
+    question = "I'm looking at a few new phone models. What should I keep in mind comparing them?"
+    hits = _until(mem, ns, question, lambda r: any("prestige" in str(h["text"]) for h in r))[
+        "results"
+    ]
+    texts = [str(h["text"]) for h in hits]
+    asked = next(i for i, t in enumerate(texts) if "over brand prestige" in t)
+    assert hits[asked]["category"] == "preference", texts
+    assert hits[asked]["explain"]["advice"] == ADVICE_LIFT and asked <= 1, texts
+    # the same words without the request: no lift, the preference ranks lower
+    plain = [str(h["text"]) for h in mem.recall("New phone models.", namespace=ns, k=5)["results"]]
+    told_at = next((i for i, t in enumerate(plain) if "over brand prestige" in t), len(plain))
+    assert asked < told_at, (texts, plain)
 
 
 def test_a_relation_in_the_question_is_searched_by_name(

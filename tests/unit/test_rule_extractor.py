@@ -785,6 +785,24 @@ def test_a_factorial_does_not_end_a_sentence() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("claim", "category"),
+    [
+        ("I prioritized battery life and camera quality over brand prestige", "preference"),
+        ("We value readability over speed", "preference"),
+        ("I favor small libraries over big frameworks", "preference"),
+        # no second thing ranked: a principle, or nothing
+        ("I value honesty", "principle"),
+        ("We prioritize the launch", "principle"),
+        ("I value your input over the years", "principle"),
+        ("I went over the budget", "fact"),
+        ("I valued the time over there", "fact"),
+    ],
+)
+def test_one_thing_ranked_over_another_is_a_preference(claim: str, category: str) -> None:
+    assert classify(claim) == category
+
+
 def test_an_ellipsis_the_sentence_goes_on_after_does_not_end_it() -> None:
     """ "the sequence 5, 8, 11, ... using the formula" was cut in two, and the memory kept
     "User analyzed ... the sequence ( 5, 8, 11" without the formula."""

@@ -35,6 +35,13 @@ def test_preference_of() -> None:
         == "e-books for their portability"
     )
     assert preference_of("Sam wants to know how to draw a card") is None
+    # one thing ranked above another is a preference too; a value alone is not
+    assert (
+        preference_of("User prioritized battery life over brand prestige in User's purchase")
+        == "battery life over brand prestige in User's purchase"
+    )
+    assert preference_of("Maya values readability over speed") == "readability over speed"
+    assert preference_of("User values honesty") is None
 
 
 def test_lookups() -> None:

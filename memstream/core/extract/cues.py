@@ -105,7 +105,12 @@ _CATEGORY_CUES: tuple[tuple[Category, re.Pattern[str]], ...] = (
             # "like" the verb, after its subject or an auxiliary; not the preposition
             # ("risks, like bias in the algorithm", "notation like P(A)")
             r"(?:i|we|you|they|user|would|'d|do|don't|did|didn't|really|also|still|"
-            r"definitely|genuinely|to) like)\b",
+            r"definitely|genuinely|to) like)\b"
+            # one thing ranked above another ("I prioritized battery life over brand
+            # prestige", "we value readability over speed"): a preference, not a principle
+            r"|\b(?:priorit(?:i[sz]e[sd]?|i[sz]ing)|valued?|values|valuing|favou?r(?:s|ed|ing)?)"
+            r"\s+(?!(?:it|that|this|them|you|your|the time|the years|the weekend)\b)"
+            r"[^.;,!?]{1,60}?\s+over\b",
             re.I,
         ),
     ),
@@ -180,7 +185,8 @@ _CATEGORY_GATES: tuple[Gate, ...] = (
     gate(
         "love|loves|loved|loving|enjoy|enjoys|enjoyed|prefer|prefers|preferred|favorite|"
         "favourite|hate|hates|hated|dislike|dislikes|disliked|can't stand|cannot stand|fan of|"
-        "fond of|adore|adores|rather|obsessed with|passionate about|go-to|into|allergic|like|likes"
+        "fond of|adore|adores|rather|obsessed with|passionate about|go-to|into|allergic|like|likes|"
+        "over"
     ),
     gate(
         "know how to|knows how to|good at|great at|skilled|fluent|proficient|experienced in|"
@@ -216,7 +222,7 @@ _CUE_GATES = Gates(_CATEGORY_GATES)
 _CUE_SEARCH = tuple(Caseless(pattern) for _, pattern in _CATEGORY_CUES)
 # A word of these gates is an alternative of its pattern on its own (\b on both sides, nothing
 # else needed), so having the word is having a match; bar these, which need more around them.
-_CUE_SURE = tuple(g.words - {"like", "likes", "into", "ll"} for g in _CATEGORY_GATES)
+_CUE_SURE = tuple(g.words - {"like", "likes", "into", "ll", "over"} for g in _CATEGORY_GATES)
 
 
 def classify(claim: str) -> Category:
