@@ -134,42 +134,56 @@ def _until(
         time.sleep(0.5)
 
 
+def _advice_and_plain(
+    mem: Memory, ns: str, request: str, plain: str, marker: str
+) -> tuple[int, list[dict[str, Any]], int, list[dict[str, Any]]]:
+    """Where the memory holding ``marker`` ranks for the request for help and for the same
+    words without the request (len(results) when it is not among them), with the results."""
+    asked = _until(mem, ns, request, lambda r: any(marker in str(h["text"]) for h in r))["results"]
+    told = mem.recall(plain, namespace=ns, k=5)["results"]
+    return (
+        next(i for i, h in enumerate(asked) if marker in str(h["text"])),
+        asked,
+        next((i for i, h in enumerate(told) if marker in str(h["text"])), len(told)),
+        told,
+    )
+
+
 def test_a_request_for_help_puts_the_preference_first(
     told: tuple[Memory, dict[str, str]],
 ) -> None:
     mem, spaces = told
-    ns = spaces["advice"]
-    question = "Can you help me plan my writing sessions for the upcoming week?"
-    hits = _until(mem, ns, question, lambda r: any("prefer" in str(h["text"]) for h in r))[
-        "results"
-    ]
+    at, hits, plain_at, plain = _advice_and_plain(
+        mem,
+        spaces["advice"],
+        "Can you help me plan my writing sessions for the upcoming week?",
+        "My writing sessions for the upcoming week.",
+        "prefer",
+    )
     ranked = [(h["category"], h["explain"].get("advice")) for h in hits]
-    asked = next(i for i, h in enumerate(hits) if h["category"] == "preference")
-    assert asked == 0 and hits[0]["explain"]["advice"] == ADVICE_LIFT, ranked
+    assert at == 0 and hits[0]["category"] == "preference", ranked
+    assert hits[0]["explain"]["advice"] == ADVICE_LIFT, ranked
     # the same words without the request: no lift, the preference ranks lower
-    plain = mem.recall("My writing sessions for the upcoming week.", namespace=ns, k=5)["results"]
-    told_at = next(i for i, h in enumerate(plain) if h["category"] == "preference")
-    assert "advice" not in plain[told_at]["explain"]
-    assert asked < told_at, (ranked, [h["category"] for h in plain])
+    assert "advice" not in plain[plain_at]["explain"]
+    assert at < plain_at, (ranked, [h["category"] for h in plain])
 
 
 def test_a_preference_said_as_one_thing_over_another_is_lifted_for_advice(
     told: tuple[Memory, dict[str, str]],
 ) -> None:
     mem, spaces = told
-    ns = spaces["ranked"]
-    question = "I'm looking at a few new phone models. What should I keep in mind comparing them?"
-    hits = _until(mem, ns, question, lambda r: any("prestige" in str(h["text"]) for h in r))[
-        "results"
-    ]
+    at, hits, plain_at, plain = _advice_and_plain(
+        mem,
+        spaces["ranked"],
+        "I'm looking at a few new phone models. What should I keep in mind comparing them?",
+        "New phone models.",
+        "over brand prestige",
+    )
     texts = [str(h["text"]) for h in hits]
-    asked = next(i for i, t in enumerate(texts) if "over brand prestige" in t)
-    assert hits[asked]["category"] == "preference", texts
-    assert hits[asked]["explain"]["advice"] == ADVICE_LIFT and asked <= 1, texts
+    assert hits[at]["category"] == "preference", texts
+    assert hits[at]["explain"]["advice"] == ADVICE_LIFT and at <= 1, texts
     # the same words without the request: no lift, the preference ranks lower
-    plain = [str(h["text"]) for h in mem.recall("New phone models.", namespace=ns, k=5)["results"]]
-    told_at = next((i for i, t in enumerate(plain) if "over brand prestige" in t), len(plain))
-    assert asked < told_at, (texts, plain)
+    assert at < plain_at, (texts, [str(h["text"]) for h in plain])
 
 
 def test_a_relation_in_the_question_is_searched_by_name(
