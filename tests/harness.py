@@ -127,6 +127,19 @@ async def own_worker(settings: Settings, tmp_path: Path, prefix: str) -> AsyncIt
         worker.stop()
 
 
+def eventually(
+    fn: Callable[[], Any], ok: Callable[[Any], bool], timeout: float = 45.0, poll: float = 0.5
+) -> Any:
+    """``fn()`` again every ``poll`` seconds until ``ok`` holds of its value or ``timeout``
+    passed; the last value either way (the caller's assertion says what was wrong)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = fn()
+        if ok(value) or time.monotonic() > deadline:
+            return value
+        time.sleep(poll)
+
+
 def projected(s: Settings, timeout: float = 45.0) -> None:
     """Block until every projection of the memory log (DuckDB, Qdrant, archive) has applied
     it to its end. ``get_all`` reads DuckDB and recall reads Qdrant, each at its own position:

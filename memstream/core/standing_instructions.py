@@ -25,6 +25,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from memstream.core.extract.cues import RANKING_VERBS
+
 #: the rule extractor writes "Sam wants the assistant to always ... when Sam asks about ..."
 _RULE: Final = re.compile(r"\bwants the assistant to (?:always|never)\b", re.IGNORECASE)
 _CONDITION: Final = re.compile(
@@ -66,7 +68,7 @@ def condition_of(text: str) -> str | None:
 _PREFERENCE: Final = re.compile(
     r"^\S+(?: \S+)? (?:prefers (?P<what>\S.*?)"
     # one thing ranked above another: "User prioritized battery life over brand prestige"
-    r"|(?:prioriti[sz]e[sd]|values|valued|favou?r(?:s|ed)) (?P<ranked>\S.*? over \S.*?))[.!]?$"
+    r"|(?:" + RANKING_VERBS + r") (?P<ranked>\S.*? over \S.*?))[.!]?$"
 )
 
 

@@ -5,7 +5,6 @@ is one whose facts hold little of it (one stray fact from its last clause)."""
 from __future__ import annotations
 
 import random
-import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 
@@ -13,7 +12,7 @@ import pytest
 
 from memstream.consumers.client import Memory
 from memstream.infra.settings import Settings
-from tests.harness import WorkerProcess
+from tests.harness import WorkerProcess, eventually
 
 pytestmark = pytest.mark.integration
 
@@ -35,13 +34,10 @@ def _said_then_recalled(
         run_id="s1",
         occurred_at=T0,
     )
-    deadline = time.monotonic() + 45
-    hits: list[dict[str, object]] = []
-    while time.monotonic() < deadline:
-        hits = mem.recall(question, namespace=ns, k=3)["results"]
-        if found([str(h["text"]) for h in hits]):
-            break
-        time.sleep(0.5)
+    hits: list[dict[str, object]] = eventually(
+        lambda: mem.recall(question, namespace=ns, k=3)["results"],
+        lambda hits: found([str(h["text"]) for h in hits]),
+    )
     return hits
 
 

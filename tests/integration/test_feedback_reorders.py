@@ -12,7 +12,7 @@ import pytest
 
 from memstream.consumers.client import Memory
 from memstream.infra.settings import Settings
-from tests.harness import WorkerProcess
+from tests.harness import WorkerProcess, eventually
 
 pytestmark = pytest.mark.integration
 
@@ -93,13 +93,13 @@ def test_negatives_on_a_question_sink_the_memory_for_that_question_only(
         after = _until(mem, ns, lambda r: r[-1] == top)
         assert after[-1] == top, (before, after)
         # two negatives may already put it last: wait until the store applied all three
-        deadline = time.monotonic() + 30
-        while True:
-            explained = mem.recall(QUESTION, namespace=ns, k=5)["results"][-1]
-            factor = explained["explain"].get("unhelpful_here")
-            if factor == 0.125 or time.monotonic() > deadline:
-                break
-            time.sleep(0.3)
+        explained = eventually(
+            lambda: mem.recall(QUESTION, namespace=ns, k=5)["results"][-1],
+            lambda last: last["explain"].get("unhelpful_here") == 0.125,
+            timeout=30,
+            poll=0.3,
+        )
+        factor = explained["explain"].get("unhelpful_here")
         assert explained["memory_id"] == top and factor == 0.125, explained["explain"]
         # the global Q moved only a little: the other question is not affected as much
         if first_for_other == top:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Final
 
 from memstream.core.extract.gates import Caseless, Gate, Gates, gate, words_of, wordset
 from memstream.schemas.events import Category
@@ -68,6 +69,12 @@ ADVICE = re.compile(
     re.I,
 )
 
+#: verbs that rank one thing over another ("prioritized X over Y", "values X over Y"):
+#: a preference here and in ``core.standing_instructions``
+RANKING_VERBS: Final = (
+    r"priorit(?:i[sz]e[sd]?|i[sz]ing)|valued?|values|valuing|favou?r(?:s|ed|ing)?"
+)
+
 _CATEGORY_CUES: tuple[tuple[Category, re.Pattern[str]], ...] = (
     (
         "correction",
@@ -108,7 +115,7 @@ _CATEGORY_CUES: tuple[tuple[Category, re.Pattern[str]], ...] = (
             r"definitely|genuinely|to) like)\b"
             # one thing ranked above another ("I prioritized battery life over brand
             # prestige", "we value readability over speed"): a preference, not a principle
-            r"|\b(?:priorit(?:i[sz]e[sd]?|i[sz]ing)|valued?|values|valuing|favou?r(?:s|ed|ing)?)"
+            r"|\b(?:" + RANKING_VERBS + r")"
             r"\s+(?!(?:it|that|this|them|you|your|the time|the years|the weekend)\b)"
             r"[^.;,!?]{1,60}?\s+over\b",
             re.I,
