@@ -269,6 +269,24 @@ def test_hedged_statements_are_less_confident() -> None:
     assert hedged.confidence < plain.confidence
 
 
+@pytest.mark.parametrize(
+    "said",
+    [
+        "I'm kinda worried that my $12.99/month Canva Pro plan might not be enough.",
+        "I'm not sure if keeping a warm tone is enough to stand out.",
+        "For incentives, I think the Q&A session with Carla would be great.",
+    ],
+)
+def test_a_state_of_mind_before_the_hedge_is_said_for_sure(said: str) -> None:
+    """The claim reports the worry, doubt or opinion (its words keep the hedge): not a
+    guess that the lifecycle archives as unconfirmed a month on."""
+    assert only(said).confidence == only("I'll switch to Rust.").confidence
+
+
+def test_a_hedge_on_the_claim_itself_stays_unsure() -> None:
+    assert only("My flight might be on Friday.").confidence < 0.4
+
+
 # --- dates ------------------------------------------------------------------------------
 
 

@@ -23,6 +23,7 @@ from memstream.core.extract.cues import (
     REMIND_ME,
     STANDING_ORDER,
     WONDER,
+    reports_state_of_mind,
 )
 from memstream.core.extract.filler import claim_words, is_filler_words
 from memstream.core.extract.gates import alternatives, any_in, fold, wordset
@@ -322,7 +323,11 @@ def user_claims(sentence: str, names: frozenset[str]) -> list[Claim]:
         hedge = HEDGE.match(body) if body.startswith(_HEDGE_STARTS) else None
         if hedge:
             body, confidence = body[hedge.end() :], _CONF_HEDGED
-        elif any_in(HEDGE_PARTS, fold(body)) and HEDGE_ANY.found(body):
+        elif (
+            any_in(HEDGE_PARTS, fold(body))
+            and HEDGE_ANY.found(body)
+            and not reports_state_of_mind(body)
+        ):
             confidence = _CONF_HEDGED
         out.append(Claim(raw, body, confidence, words=words if body is worded else None))
     return out

@@ -24,6 +24,28 @@ HEDGE = re.compile(
 HEDGE_PARTS = ("maybe", "perhaps", "probably", "might", "not sure", "i think", "i guess")
 _HEDGE_WORDS = re.compile(r"\b(?:maybe|perhaps|probably|might|not sure|i think|i guess)\b", re.I)
 HEDGE_ANY = Caseless(_HEDGE_WORDS)
+# The speaker's state of mind, said before a hedge ("I'm kinda worried that my $12.99/month
+# plan might not be enough", "I'm not sure if ...", "I think the Q&A would be great"): the
+# claim reports the worry, doubt or opinion, which is certain; its wording keeps the hedge.
+# Marked unsure, such memories were archived as unconfirmed after 30 days (193 of 4,656 on
+# BEAM test through a worker), facts and all.
+_STATE_OF_MIND = re.compile(
+    r"\b(?:I|[Ww]e)(?:'m|'re| am| are| was| were| feel| felt| have been|'ve been)?\s+"
+    r"(?:(?:kinda|kind of|sort of|a bit|a little|a little bit|really|so|very|pretty|quite|"
+    r"still|also|just|getting|somewhat|honestly|genuinely|seriously|starting to be)\s+)*"
+    r"(?:worried|concerned|afraid|nervous|anxious|scared|unsure|not sure|uncertain|wondering|"
+    r"curious|hoping|hopeful|doubtful|torn|confused|stressed|considering|think|thought|"
+    r"wonder|hope|doubt|fear|don't know|do not know|didn't know)\b"
+)
+
+
+def reports_state_of_mind(body: str) -> bool:
+    """A hedge inside what a state of mind of the speaker's is about, not on the claim."""
+    hedge = _HEDGE_WORDS.search(body)
+    state = _STATE_OF_MIND.search(body)
+    return hedge is not None and state is not None and state.start() <= hedge.start()
+
+
 QUESTION_START = re.compile(
     r"^(?:do|does|did|can|could|would|will|should|is|are|am|was|were|have|has|what|why|how|when|where|who|whom|which|any|anything|shall|may|isn't|aren't|don't|doesn't|didn't|won't|wouldn't|right)\b",
     re.I,
