@@ -50,6 +50,7 @@ def importance(text: str) -> float:
         "I think the line was long.",
         "I guess the line was long.",
         "I'm counting it as a win.",
+        "I'm getting stuck.",  # a moment's mood, no pursuit named
     ],
 )
 def test_small_talk_and_trivia_fall_well_below_archival(text: str) -> None:
@@ -137,6 +138,12 @@ def test_out_of_range_channels_are_clamped() -> None:
         "Says the architect who reads building codes for fun.",
         "She's on spring break from teaching music at the high school.",
         "So we have a whole week.",
+        # a pursuit: what someone works on, tries, learns, struggles with or aims for
+        "I'm having trouble debugging an issue with my resume analyzer project.",
+        "My goal is to create a robust data model for the recommendations.",
+        "I've been working on applying derivatives to find tangent lines.",
+        "I'm kinda struggling to find a book club that fits my schedule.",
+        "I'm not sure how to handle errors in an async context.",
     ],
 )
 def test_concrete_plain_facts_are_ordinary_not_trivia(text: str) -> None:

@@ -68,6 +68,22 @@ _NOT_HABIT = wordset(
     "just also really still actually only even already now then too totally definitely "
     "absolutely probably kinda sorta literally honestly love like hate miss owe"
 )
+# a pursuit of the speaker's: what they work on, try, learn, fight with or aim for ("I'm
+# having trouble debugging my resume analyzer", "my goal is to build a robust data model").
+# Asked about months on ("how did my work on X go?"); rated trivia, the dream cycle archived
+# such facts after 90 days: through a worker on BEAM's 500K tier, every question its
+# archival cost had lost one of them.
+_PURSUIT = re.compile(
+    rf"(?<![\w'’])(?:(?:I|[Ww]e)(?:'m|'re| am| are| was| were|'ve been| have been| had been)\s+"
+    rf"{ADVERB}*(?:trying|working on|working through|struggling|learning|studying|practicing|"
+    r"practising|figuring out|dealing with|stuck on|looking for|preparing for|training for|"
+    r"saving for|aiming|building|developing|implementing|debugging|designing|"
+    r"having (?:some |a lot of |real |a bit of |)(?:trouble|issues|problems|difficulty|"
+    r"difficulties|a hard time|a tough time)|not sure how|unsure how)"
+    r"|(?:I|[Ww]e) (?:don't|do not) know how to"
+    r"|\b(?:[Mm]y|[Oo]ur) (?:main |big |ultimate |current |new |first |next )?"
+    r"(?:goal|aim|objective|target|mission) (?:is|was|for)\b)"
+)
 _FIRST_VERB = re.compile(rf"(?<![\w'’])(?:I|[Ww]e)\s+{ADVERB}*([a-z]+)\b(?!['’])")
 _NOT_NAMES = frozenset({"I", "I'm", "I've", "I'll", "I'd", "User"})
 
@@ -87,7 +103,7 @@ def concrete(
 ) -> bool:
     """Something in the claim a question could ask about: a name (not the speaker's), a
     number, a date that is more than "today", an event of a life (a birth, a move), a job,
-    or a habit. ``words`` may hold more than ``said``'s: a short answer's question."""
+    a habit or a pursuit. ``words`` may hold more than ``said``'s: a short answer's question."""
     if named or any(ch.isdigit() for ch in said):
         return True
     if not _CONCRETE_WORDS.isdisjoint(words):
@@ -96,7 +112,7 @@ def concrete(
         not found.temporal or any(e.pattern != "relative_day" for e in found.temporal)
     ):
         return True
-    if habitual(said):
+    if habitual(said) or _PURSUIT.search(said):
         return True
     # a capitalised word: a name the entity finder did not know (the first word only when
     # it is no common word: "Felix is seeing someone", not "The line was long")
