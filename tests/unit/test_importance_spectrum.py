@@ -144,6 +144,7 @@ def test_out_of_range_channels_are_clamped() -> None:
         "I've been working on applying derivatives to find tangent lines.",
         "I'm kinda struggling to find a book club that fits my schedule.",
         "I'm not sure how to handle errors in an async context.",
+        "i'm trying to fix the leak in my bike tyre.",  # a shouted turn, lowercased
     ],
 )
 def test_concrete_plain_facts_are_ordinary_not_trivia(text: str) -> None:

@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from memstream.core.extract.cues import classify
+from memstream.core.extract.cues import classify, reports_state_of_mind
 from memstream.core.facts import Fact, TurnView
 from memstream.core.rule_extractor import (
     detect_slot,
@@ -285,6 +285,12 @@ def test_a_state_of_mind_before_the_hedge_is_said_for_sure(said: str) -> None:
 
 def test_a_hedge_on_the_claim_itself_stays_unsure() -> None:
     assert only("My flight might be on Friday.").confidence < 0.4
+
+
+def test_a_state_of_mind_is_read_in_any_case() -> None:
+    # a shouted turn's claims are lowercased before the rules read them
+    assert reports_state_of_mind("i'm kinda worried my plan might not be enough")
+    assert not reports_state_of_mind("my flight might be on friday")
 
 
 # --- dates ------------------------------------------------------------------------------

@@ -74,13 +74,13 @@ _NOT_HABIT = wordset(
 # such facts after 90 days: through a worker on BEAM's 500K tier, every question its
 # archival cost had lost one of them.
 _PURSUIT = re.compile(
-    rf"(?<![\w'’])(?:(?:I|[Ww]e)(?:'m|'re| am| are| was| were|'ve been| have been| had been)\s+"
+    rf"(?<![\w'’])(?:(?:[Ii]|[Ww]e)(?:'m|'re| am| are| was| were|'ve been| have been| had been)\s+"
     rf"{ADVERB}*(?:trying|working on|working through|struggling|learning|studying|practicing|"
     r"practising|figuring out|dealing with|stuck on|looking for|preparing for|training for|"
     r"saving for|aiming|building|developing|implementing|debugging|designing|"
     r"having (?:some |a lot of |real |a bit of |)(?:trouble|issues|problems|difficulty|"
     r"difficulties|a hard time|a tough time)|not sure how|unsure how)"
-    r"|(?:I|[Ww]e) (?:don't|do not) know how to"
+    r"|(?:[Ii]|[Ww]e) (?:don't|do not) know how to"
     r"|\b(?:[Mm]y|[Oo]ur) (?:main |big |ultimate |current |new |first |next )?"
     r"(?:goal|aim|objective|target|mission) (?:is|was|for)\b)"
 )

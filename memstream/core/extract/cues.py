@@ -30,7 +30,7 @@ HEDGE_ANY = Caseless(_HEDGE_WORDS)
 # Marked unsure, such memories were archived as unconfirmed after 30 days (193 of 4,656 on
 # BEAM test through a worker), facts and all.
 _STATE_OF_MIND = re.compile(
-    r"\b(?:I|[Ww]e)(?:'m|'re| am| are| was| were| feel| felt| have been|'ve been)?\s+"
+    r"\b(?:[Ii]|[Ww]e)(?:'m|'re| am| are| was| were| feel| felt| have been|'ve been)?\s+"
     r"(?:(?:kinda|kind of|sort of|a bit|a little|a little bit|really|so|very|pretty|quite|"
     r"still|also|just|getting|somewhat|honestly|genuinely|seriously|starting to be)\s+)*"
     r"(?:worried|concerned|afraid|nervous|anxious|scared|unsure|not sure|uncertain|wondering|"
