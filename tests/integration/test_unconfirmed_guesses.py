@@ -22,6 +22,26 @@ def _created(log: list[Any]) -> dict[str, Any]:
     return {e.payload.text: e.payload for e in log if e.type == "MemoryCreated"}
 
 
+async def said(own: Settings, ns: str, texts: list[str], at: datetime) -> dict[str, Any]:
+    """``texts`` said a minute apart from ``at``; the memories made of them by text."""
+    async with AsyncProducer(own) as p:
+        for i, text in enumerate(texts):
+            await p.publish(_turn(ns, i, text, at + timedelta(minutes=i)))
+    return _created(await _until(own, ns, lambda g: len(_created(g)) >= len(texts)))
+
+
+async def later(own: Settings, ns: str, text: str, at: datetime, ok: Any) -> list[Any]:
+    """``text`` said at ``at`` (the daily cycles up to it run); the log once ``ok`` holds."""
+    async with AsyncProducer(own) as p:
+        await p.publish(_turn(ns, 99, text, at))
+    return await _until(own, ns, ok)
+
+
+def one(created: dict[str, Any], part: str) -> Any:
+    [memory] = [m for text, m in created.items() if part in text]
+    return memory
+
+
 def _unconfirmed(log: list[Any]) -> set[str]:
     return {
         e.payload.memory_id
@@ -35,17 +55,13 @@ async def test_a_guess_is_archived_unconfirmed_and_a_worry_stays(
 ) -> None:
     async with own_worker(settings, tmp_path, "unconfirmed") as own:
         ns = "guesses"
-        async with AsyncProducer(own) as p:
-            await p.publish(_turn(ns, 0, GUESS, T0))
-            await p.publish(_turn(ns, 1, WORRY, T0 + timedelta(minutes=1)))
-        log = await _until(own, ns, lambda g: len(_created(g)) >= 2)
-        created = _created(log)
-        [guess] = [m for t, m in created.items() if "flight" in t]
-        [worry] = [m for t, m in created.items() if "Canva" in t]
+        created = await said(own, ns, [GUESS, WORRY], T0)
+        guess, worry = one(created, "flight"), one(created, "Canva")
         assert guess.confidence < 0.4 <= worry.confidence, (guess, worry)
-        async with AsyncProducer(own) as p:  # five weeks of event time: daily cycles run
-            await p.publish(_turn(ns, 2, "I repainted the hallway.", T0 + timedelta(days=35)))
-        log = await _until(own, ns, lambda g: guess.memory_id in _unconfirmed(g))
+        at = T0 + timedelta(days=35)  # five weeks on
+        log = await later(
+            own, ns, "I repainted the hallway.", at, lambda g: guess.memory_id in _unconfirmed(g)
+        )
         assert _unconfirmed(log) == {guess.memory_id}, _unconfirmed(log)
         [archived] = [
             e.payload
