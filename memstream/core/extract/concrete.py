@@ -71,8 +71,8 @@ _NOT_HABIT = wordset(
 # a pursuit of the speaker's: what they work on, try, learn, fight with or aim for ("I'm
 # having trouble debugging my resume analyzer", "my goal is to build a robust data model").
 # Asked about months on ("how did my work on X go?"); rated trivia, the dream cycle archived
-# such facts after 90 days: through a worker on BEAM's 500K tier, every question its
-# archival cost had lost one of them.
+# such facts after 90 days: through a worker on BEAM's 500K tier, seven of the ten
+# questions its archival cost had lost one of them (the other three, commitments).
 _PURSUIT = re.compile(
     rf"(?<![\w'’])(?:(?:[Ii]|[Ww]e)(?:'m|'re| am| are| was| were|'ve been| have been| had been)\s+"
     rf"{ADVERB}*(?:trying|working on|working through|struggling|learning|studying|practicing|"
