@@ -32,6 +32,7 @@ from memstream.core.category_tree import CategoryTree
 from memstream.core.cosine import Normed, cosine_normed, normed
 from memstream.core.decompose import decompose
 from memstream.core.embedding import Embedder
+from memstream.core.expiry import reachable
 from memstream.core.fusion import Part, fuse_parts
 from memstream.core.graph_walk import ANCHORS, FOLLOW, Reached, links_between, placed, walk
 from memstream.core.group_words import members_query
@@ -314,9 +315,14 @@ class RecallService:
         statuses: tuple[str, ...] = ("active", "superseded") if superseded else ("active",)
         if include_archived:  # forgotten, not gone: reachable when asked, below the rest
             statuses = (*statuses, "archived")
+        # A memory that expired with nothing to replace it (a plan gone stale, a state past
+        # its end) is still the latest known about its subject: a question in the present
+        # reaches it too, below what holds now (its validity is 0); one a newer memory
+        # replaced stays for history questions (core/expiry.py)
+        searched = statuses if superseded else (*statuses, "superseded")
         point_in_time = as_of or intent.at
         tree = self.trees.tree(namespace) if self.trees is not None else None
-        allowed = self._tree_members(namespace, tree, only, statuses)
+        allowed = self._tree_members(namespace, tree, only, searched)
         if allowed is not None and not allowed:
             return _nothing_found(
                 qid, namespace, query, intent.kind, {"filters": only.as_dict() if only else {}}
@@ -336,7 +342,7 @@ class RecallService:
                 vector,
                 self.sparse.encode_query(sub),
                 limit=depth,
-                statuses=statuses,
+                statuses=searched,
                 # the store filters inside its search: both channels read only these
                 categories=sorted(only.categories) if only and only.categories else None,
                 tiers=sorted(only.tiers) if only and only.tiers else None,
@@ -378,6 +384,9 @@ class RecallService:
         usage = self.usage(namespace, ids) if self.usage else {}
         co_activation = self.pairs(namespace, ids) if self.pairs else {}
         states = {mid: self._state(hits[mid].payload.extra["state"]) for mid in ids}
+        if searched != statuses:
+            fused = [(mid, r) for mid, r in fused if reachable(states[mid], statuses)]
+            ids = [mid for mid, _ in fused]
         if as_of is not None:
             fused = [(mid, r) for mid, r in fused if known_and_not_over(states[mid], as_of)]
             ids = [mid for mid, _ in fused]
@@ -450,7 +459,7 @@ class RecallService:
             st = states.get(mid)
             return (
                 st is not None
-                and st.status in statuses
+                and reachable(st, statuses)
                 and (as_of is None or known_and_not_over(st, as_of))
                 and (only is None or only.allows(st.category, st.tier))
                 and (allowed is None or mid in allowed)

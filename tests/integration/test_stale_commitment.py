@@ -2,7 +2,8 @@
 rule extractor dates it ("by 8 March 2024" is its due date), it stays a pending task while
 overdue, and 90 days past due the daily dream cycle supersedes it as ``stale_commitment``,
 with the due date and the days overdue as evidence: over since the cycle found it stale (not
-since its due date), and still there for questions about the past."""
+since its due date), and still there for questions about the past and, since nothing
+replaced it, for one in the present too, below what holds now."""
 
 from __future__ import annotations
 
@@ -10,9 +11,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from memstream.consumers.client import Memory
 from memstream.consumers.producer import AsyncProducer
 from memstream.infra.settings import Settings
-from tests.harness import own_worker
+from tests.harness import eventually, own_worker
 from tests.integration.test_edge_fading import _turn, _until
 
 T0 = datetime(2024, 2, 1, 9, tzinfo=UTC)
@@ -63,3 +65,14 @@ async def test_an_overdue_task_goes_stale_after_ninety_days(
         # its truth did not end at the due date: it ends when the cycle found it stale
         assert over.payload.valid_until >= datetime(2024, 3, 9, tzinfo=UTC) + timedelta(days=90)
         assert not [e for e in log if e.type == "MemoryArchived"]
+        # nothing replaced it: a question in the present still reaches it (the latest known
+        # about the passport), marked superseded and with validity 0 (core/expiry.py)
+        with Memory(settings=own) as mem:
+
+            def found() -> list[Any]:
+                asked = mem.recall("when do I need to renew my passport", namespace=ns)
+                return [r for r in asked["results"] if r["memory_id"] == over.payload.memory_id]
+
+            hit = eventually(found, lambda rs: bool(rs) and rs[0]["status"] == "superseded")
+            assert hit and hit[0]["status"] == "superseded", hit
+            assert hit[0]["explain"]["validity"] == 0.0, hit[0]["explain"]
