@@ -3,37 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import UTC, datetime
 
 from hypothesis import given
 from hypothesis import strategies as st
 
 from memstream.core.expiry import expired_alone, reachable
-from memstream.core.memory_state import MemoryState
+from tests.unit.test_recall_fusion import _state
 
-NOW = datetime(2024, 6, 1, tzinfo=UTC)
-BASE = MemoryState(
-    memory_id="m1",
-    namespace="ns",
-    session_id="s1",
-    text="User needs to renew the passport by 8 March 2024",
-    category="commitment",
-    kind="note",
-    status="active",
-    tier="working",
-    importance=0.7,
-    confidence=0.8,
-    arousal=0.0,
-    stability=1.0,
-    q_value=0.5,
-    entities=(),
-    valid_from=None,
-    valid_until=None,
-    content_hash="h",
-    source_turn_ids=("t1",),
-    created_at=NOW,
-    updated_at=NOW,
-)
+BASE = _state(category="commitment", text="User needs to renew the passport by 8 March")
 
 
 def test_a_stale_plan_is_reached_in_the_present_a_replaced_fact_is_not() -> None:
