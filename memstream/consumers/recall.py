@@ -381,8 +381,6 @@ class RecallService:
         ids = [mid for mid, _ in fused]
         if not ids:
             return _nothing_found(qid, namespace, query, intent.kind, {"subqueries": subqueries})
-        usage = self.usage(namespace, ids) if self.usage else {}
-        co_activation = self.pairs(namespace, ids) if self.pairs else {}
         states = {mid: self._state(hits[mid].payload.extra["state"]) for mid in ids}
         if searched != statuses:
             fused = [(mid, r) for mid, r in fused if reachable(states[mid], statuses)]
@@ -395,6 +393,9 @@ class RecallService:
                 (mid, r) for mid, r in fused if only.allows(states[mid].category, states[mid].tier)
             ]
             ids = [mid for mid, _ in fused]
+        # usage and co-activation of the candidates left, not of the ones filtered out
+        usage = self.usage(namespace, ids) if self.usage else {}
+        co_activation = self.pairs(namespace, ids) if self.pairs else {}
         candidates = []
         for mid, relevance in fused:
             hit = hits[mid]
