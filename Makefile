@@ -26,11 +26,11 @@ browser:
 screenshots: $(STAMP) browser
 	$(BIN)/python -m tests.screenshots --out screenshots
 
-# Three processes, a module each at a time (module fixtures share a worker): most of an
-# integration test is waiting on the broker and the worker (two processes kept 2 cores ~55%
-# busy), so three overlap well on 2 cores.
+# Four processes, a module each at a time (module fixtures share a worker): most of an
+# integration test is waiting on the broker and the worker (three processes kept 2 cores
+# ~60% busy: 8:18-9:31 for a fresh clone's make test; four: 7:10, five: 6:10, all passing).
 test: $(STAMP) browser
-	$(BIN)/pytest -q -p no:cacheprovider -n 3 --dist loadfile --no-loadscope-reorder --durations=12 tests
+	$(BIN)/pytest -q -p no:cacheprovider -n 4 --dist loadfile --no-loadscope-reorder --durations=12 tests
 
 test-unit: $(STAMP)
 	$(BIN)/pytest -q -m "not integration" tests
