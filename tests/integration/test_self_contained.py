@@ -2,7 +2,8 @@
 extractor: two speakers over two dated sessions talk in pronouns ("He chewed through my
 charger", "Does she like it?" - "Loves it."), one shares a photo with a few words around
 it, one answers a question in three words ("Goalie, like his mother.") and confirms another
-asked before a remark ("Yes, by two years."); the memories name who and what, carry their
+asked before a remark ("Yes, by two years."), one picks one of two options just offered
+("Tacos, for sure."); the memories name who and what, carry their
 dates and the question a short answer answers, and the questions about them find them
 first."""
 
@@ -52,6 +53,8 @@ SESSIONS: list[tuple[str, datetime, list[tuple[str, str, dict[str, Any]]]]] = [
             ("Melanie", "Goalie, like his mother.", {}),
             ("Caroline", "Is he the youngest on the team? Congratulations to him!", {}),
             ("Melanie", "Yes, by two years.", {}),
+            ("Caroline", "For his party we're thinking tacos or pizza.", {}),
+            ("Melanie", "Tacos, for sure.", {}),
         ],
     ),
 ]
@@ -68,6 +71,11 @@ ANSWER = 'Asked "What position does he play?" (about Leo), Melanie said: "Goalie
 # and a confirmation keeps the question it confirms, though more was said after it
 CONFIRMED = (
     'Asked "Is he the youngest on the team?" (about Leo), Melanie said: "Yes, by two years."'
+)
+# and a reply picking an option says which, over which, and where they were offered
+CHOSEN = (
+    'Melanie prefers tacos over pizza (of "For his party we\'re thinking tacos or pizza."): '
+    '"Tacos, for sure."'
 )
 # A memory that opens with one of these leans on a turn it does not carry.
 PRONOUN = re.compile(
@@ -101,7 +109,7 @@ def conversation(settings: Settings, worker: WorkerProcess) -> tuple[str, list[s
         def texts() -> list[str]:
             return [r["memory"] for r in mem.get_all(namespace=ns)["results"]]
 
-        wanted = [*EXPECTED.values(), ANSWER, CONFIRMED]
+        wanted = [*EXPECTED.values(), ANSWER, CONFIRMED, CHOSEN]
         got = eventually(texts, lambda ts: all(any(e in t for t in ts) for e in wanted))
     projected(settings)  # get_all read DuckDB; the questions ask Qdrant
     return ns, got
@@ -145,3 +153,14 @@ def test_a_short_answer_keeps_its_question_and_is_found_by_it(
     assert ANSWER in top, top
     top = [r["text"] for r in youngest["results"]][:3]
     assert CONFIRMED in top, top
+
+
+def test_a_reply_picking_an_option_is_a_preference_found_by_it(
+    settings: Settings, conversation: tuple[str, list[str]]
+) -> None:
+    ns, texts = conversation
+    assert CHOSEN in texts, texts
+    with Memory(settings=settings) as mem:
+        found = mem.recall("What food does Melanie prefer for the party?", namespace=ns)
+    top = [r["text"] for r in found["results"]][:3]
+    assert CHOSEN in top, top

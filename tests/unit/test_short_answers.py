@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memstream.core.extract.answers import answer_text
+from memstream.core.extract.answers import answer_text, choice_in
 from memstream.core.extract.rules import extract_rules
 from memstream.core.facts import TurnView
 
@@ -123,3 +123,37 @@ def test_a_quoted_question_names_whom_its_pronoun_means() -> None:
         ("user", "Owen", "Pretty good, about 40 people came."),
     )
     assert any(t.startswith('Asked "How did it go?", Owen said') for t in got), got
+
+
+def test_a_reply_picking_one_of_two_options_says_which_over_which() -> None:
+    got = run(
+        ("user", "Nadia", "We found out it's a girl! We're thinking Iris or June."),
+        ("user", "Felix", "Iris. Definitely Iris."),
+        ("assistant", "assistant", "Do you want the red one or the blue one?"),
+        ("user", "Felix", "The blue one."),
+    )
+    assert (
+        'Felix prefers Iris over June (of "We\'re thinking Iris or June."): '
+        '"Iris. Definitely Iris."' in got
+    ), got
+    assert any(t.startswith("Felix prefers blue over red") for t in got), got
+
+
+def test_no_choice_without_two_options_or_from_ones_own_offer() -> None:
+    for lines in (
+        (("user", "Nadia", "It went more or less fine."), ("user", "Felix", "Fine.")),
+        (("user", "Felix", "Iris or June?"), ("user", "Felix", "Iris.")),
+        (("user", "Nadia", "Iris or June?"), ("user", "Felix", "Both are lovely names honestly.")),
+        (("user", "Nadia", "Iris or June?"), ("user", "Felix", "Iris or June?")),
+    ):
+        assert not [t for t in run(*lines) if " prefers " in t], lines
+
+
+@given(st.text(max_size=60), st.text(max_size=60))
+def test_a_choice_is_only_ever_between_words_of_the_offer(offer: str, reply: str) -> None:
+    picked = {w.lower() for w in reply.split() if w.isalpha()}
+    found = choice_in(offer, picked)
+    if found is not None:
+        words = offer.lower()
+        assert found.chosen.lower() in words and found.other.lower() in words
+        assert found.chosen.lower() != found.other.lower()

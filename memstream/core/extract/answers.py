@@ -5,6 +5,11 @@
 short turn that answers a question someone else just asked becomes one memory that keeps
 both: 'Asked "What position does he play?", Owen said: "Goalie, like his mother did."'.
 
+A short reply that picks one of two options just offered ("We're thinking Iris or June." -
+"Iris. Definitely Iris.") is a preference the reply's words alone do not state: it becomes
+'Felix prefers Iris over June (of "We're thinking Iris or June."): "Iris. Definitely
+Iris."' (``choice_made``).
+
 Pure: the question is the last sentence of the turn before in the same extraction run,
 or, for an answer that opens by confirming or denying, that turn's last question wherever
 it stands ("For a knee replacement? Remove loose rugs, ..." - "It is a replacement, yes.").
@@ -32,6 +37,90 @@ _POINTERS = wordset(
     "he she it they him her them his hers its their we us i me you this that these those "
     "one ones did do does was were is are"
 )
+
+
+CHOICE_MAX_WORDS = 8  # a longer reply says why, and its claims carry that
+_CHOICE_SIDE = 4  # words on each side of "or" an option may use
+_CLAUSE = re.compile(r"[,;:.!?()]+")
+_TOKEN = re.compile(r"[\w'+#-]+")
+# words around the option picked ("Definitely Iris", "I'd go with the blue one")
+_PICK_WORDS = wordset(
+    "definitely def totally probably maybe surely sure for i i'd id i'll ill we we'd we'll "
+    "say go going with pick choose take prefer like love vote team the a an one ones "
+    "obviously absolutely of course hands down all the way oh hmm um well yes yeah no "
+    "deffo 100 really actually honestly easy easily"
+)
+# what may stand next to "or" without being an option ("the red one or the blue one")
+_NOT_OPTION = _PICK_WORDS | wordset(
+    "some either to in on at do you want should would rather get is was be it thinking "
+    "between choose maybe like"
+)
+# "or" joining no two options ("more or less", "whether or not", "or so", "or something")
+_NO_CHOICE = wordset("not less so something anything whatever two else")
+
+
+class Choice(NamedTuple):
+    """One option of two, picked: ``offer`` is the sentence that offered them."""
+
+    offer: str
+    chosen: str
+    other: str
+
+
+def choice_made(session: Session, turn_index: int, speaker: str, answer: str) -> Choice | None:
+    """The option of an "A or B" in the turn just before (someone else's) that the short
+    reply ``answer`` picks: its words other than emphasis all stand on one side of the
+    "or" and none on the other."""
+    before = turn_index - 1
+    if before < 0 or session.speakers[before] == speaker or answer.rstrip().endswith("?"):
+        return None
+    words = claim_words(answer)
+    picked = {w for w in words if w not in _PICK_WORDS}
+    if not picked or len(words) > CHOICE_MAX_WORDS:
+        return None
+    for i in range(len(session.said) - 1, -1, -1):  # the turn before's sentences, last first
+        said = session.said[i]
+        if said.turn < before:
+            break
+        if said.turn == before and " or " in said.text.lower():
+            found = choice_in(said.text.strip(), picked)
+            if found is not None:
+                return found
+    return None
+
+
+def choice_in(sentence: str, picked: set[str]) -> Choice | None:
+    """The option of an "A or B" in ``sentence`` whose side holds every ``picked`` word."""
+    for clause in _CLAUSE.split(sentence):
+        tokens = [t.strip("'-") for t in _TOKEN.findall(clause)]
+        tokens = [t for t in tokens if t]
+        low = [t.lower() for t in tokens]
+        for at, word in enumerate(low):
+            if word != "or" or 0 in (at, len(low) - 1 - at):
+                continue
+            left = list(range(max(0, at - _CHOICE_SIDE), at))
+            right = list(range(at + 1, min(len(low), at + 1 + _CHOICE_SIDE)))
+            if low[right[0]] in _NO_CHOICE:
+                continue
+            on_left, on_right = {low[j] for j in left}, {low[j] for j in right}
+            if picked <= on_left and not picked & on_right:
+                chosen, other = left, right
+            elif picked <= on_right and not picked & on_left:
+                chosen, other = right, left[::-1]
+            else:
+                continue
+            rest = next((tokens[j] for j in other if low[j] not in _NOT_OPTION), None)
+            if rest is None:
+                continue
+            name = " ".join(tokens[j] for j in chosen if low[j] in picked)
+            return Choice(sentence, name, rest)
+    return None
+
+
+def choice_text(choice: Choice, name: str, answer: str) -> str:
+    """The memory of a reply that picked an option."""
+    said = " ".join(answer.split())
+    return f'{name} prefers {choice.chosen} over {choice.other} (of "{choice.offer}"): "{said}"'
 
 
 class Question(NamedTuple):

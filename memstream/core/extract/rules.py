@@ -22,7 +22,13 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
-from memstream.core.extract.answers import answer_text, question_answered
+from memstream.core.extract.answers import (
+    Choice,
+    answer_text,
+    choice_made,
+    choice_text,
+    question_answered,
+)
 from memstream.core.extract.claims import (
     CONF_CORRECTION,
     CONF_THIRD_PARTY,
@@ -149,18 +155,26 @@ def _facts_of_turn(
                 )
             )
     may_answer = person == "first" and photo is None  # a photo turn shares, not answers
-    question = question_answered(session, turn_index, speaker, turn.text) if may_answer else None
-    if question:
-        said = " ".join(turn.text.split())
+    choice = choice_made(session, turn_index, speaker, turn.text) if may_answer else None
+    question = (
+        question_answered(session, turn_index, speaker, turn.text)
+        if may_answer and choice is None
+        else None
+    )
+    said = " ".join(turn.text.split())
+    answered = None
+    if choice:  # the reply picks an option offered: a preference, said where offered
+        answered = _answer_fact(choice.offer, said, turn, name, speaker_key, known, choice=choice)
+    elif question:
         answered = _answer_fact(question.text, said, turn, name, speaker_key, known, question.about)
-        if answered is not None:
-            # the fragments cut from the answer as said ("Goalie, like his mother did") say
-            # nothing alone; what is about the speaker, or was rewritten to stand alone (a
-            # pronoun resolved: "Jonah loves the job at a bike shop"), stays
-            said = said.casefold()
-            facts = [f for f in facts if f.subject is not None or f.text.casefold() not in said] + [
-                answered
-            ]
+    if answered is not None:
+        # the fragments cut from the answer as said ("Goalie, like his mother did") say
+        # nothing alone; what is about the speaker, or was rewritten to stand alone (a
+        # pronoun resolved: "Jonah loves the job at a bike shop"), stays
+        said = said.casefold()
+        facts = [f for f in facts if f.subject is not None or f.text.casefold() not in said] + [
+            answered
+        ]
     return facts
 
 
@@ -172,15 +186,17 @@ def _answer_fact(
     speaker_key: str,
     known: tuple[str, ...],
     about: str | None = None,
+    choice: Choice | None = None,
 ) -> Fact | None:
     """A short answer (``said``: the turn's words, spaces normalised) with the question it
-    answers (``core.extract.answers``)."""
+    answers, or the option it picks from ``question`` (``core.extract.answers``)."""
     said_words = words_of(said)
     dated = resolve_dates_worded(said, turn.occurred_at, said_words)
-    text = answer_text(question, name, dated.text, about)
+    text = choice_text(choice, name, dated.text) if choice else None
+    text = text or answer_text(question, name, dated.text, about)
     if text is None:
         return None
-    category = classify_worded(said, said_words)
+    category: Category = "preference" if choice else classify_worded(said, said_words)
     # each part alone: a word opening a quotation is no name ("Asked "Eating anything ...")
     entities = tuple(
         dict.fromkeys(
