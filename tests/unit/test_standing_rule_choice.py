@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 from memstream.core.rescoring import with_rule
 from memstream.core.standing_instructions import (
+    MIN_MATCH,
     POSITION,
     Applicable,
     best_applicable,
@@ -53,9 +54,10 @@ def test_lookups() -> None:
 
 
 def test_best_applicable_takes_the_closest_condition_over_the_floor() -> None:
-    rules = [("a", "books", 0.19), ("b", "audiobooks", 0.7), ("c", "novels", 0.5)]
+    below = MIN_MATCH - 0.01
+    rules = [("a", "books", below), ("b", "audiobooks", 0.7), ("c", "novels", 0.5)]
     assert best_applicable(rules) == Applicable("b", "audiobooks", 0.7)
-    assert best_applicable([("a", "books", 0.19)]) is None
+    assert best_applicable([("a", "books", below)]) is None
 
 
 scores = st.floats(min_value=-1, max_value=1, allow_nan=False)
@@ -66,7 +68,7 @@ def test_best_applicable_is_at_least_the_floor_and_the_maximum(
     rules: list[tuple[str, str, float]],
 ) -> None:
     best = best_applicable(rules)
-    over = [r for r in rules if r[2] >= 0.2]
+    over = [r for r in rules if r[2] >= MIN_MATCH]
     assert (best is None) == (not over)
     if best is not None:
         assert best.match == max(r[2] for r in over)
