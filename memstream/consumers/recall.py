@@ -461,6 +461,9 @@ class RecallService:
             return (
                 st is not None
                 and reachable(st, statuses)
+                # marked unhelpful for this very question: no rule or preference placing
+                # brings it back (the ranking already scaled it down)
+                and scoped_factor(st.unhelpful_for, asked) == 1.0
                 and (as_of is None or known_and_not_over(st, as_of))
                 and (only is None or only.allows(st.category, st.tier))
                 and (allowed is None or mid in allowed)

@@ -106,3 +106,46 @@ def test_negatives_on_a_question_sink_the_memory_for_that_question_only(
             assert mem.recall(other, namespace=ns, k=5)["results"][0]["memory_id"] == top
         events = [e for e in mem.history(top, namespace=ns) if e["type"] == "QValueUpdated"]
         assert all(e["payload"]["evidence"].get("query_key") for e in events), events
+
+
+def test_negatives_on_a_question_keep_a_stated_preference_out_of_its_answer(
+    settings: Settings, worker: WorkerProcess
+) -> None:
+    """A stated preference is placed among the first results of the requests it is about
+    (core/standing_instructions.py); marked unhelpful three times for one request, it is
+    no longer placed there."""
+    ns = f"fbp-{random.randrange(10**8)}"
+    request = "Can you suggest some books for my vacation?"
+    books = [
+        "I prefer e-books for their portability.",
+        "I read a mystery novel every week.",
+        "My book club meets on Thursdays to discuss books.",
+        "I finished a fantasy book series last month.",
+        "My favourite author writes science fiction books.",
+    ]
+
+    def placed(shown: dict[str, object]) -> list[str]:
+        results = shown["results"]
+        assert isinstance(results, list)
+        return [r["memory_id"] for r in results if "standing_instruction" in r["explain"]]
+
+    with Memory(settings=settings) as mem:
+        _tell(mem, ns, books)
+        shown = eventually(
+            lambda: mem.recall(request, namespace=ns, k=3),
+            lambda s: bool(placed(s)),
+            timeout=30,
+            poll=0.3,
+        )
+        assert placed(shown), shown
+        preference = placed(shown)[0]
+        for _ in range(3):
+            mem.feedback(preference, "negative", namespace=ns, query_id=shown["query_id"])
+            shown = mem.recall(request, namespace=ns, k=3)
+        after = eventually(
+            lambda: mem.recall(request, namespace=ns, k=3),
+            lambda s: preference not in [r["memory_id"] for r in s["results"]],
+            timeout=30,
+            poll=0.3,
+        )
+        assert preference not in [r["memory_id"] for r in after["results"]], after
