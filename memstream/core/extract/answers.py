@@ -52,8 +52,7 @@ _PICK_WORDS = wordset(
 )
 # what may stand next to "or" without being an option ("the red one or the blue one")
 _NOT_OPTION = _PICK_WORDS | wordset(
-    "some either to in on at do you want should would rather get is was be it thinking "
-    "between choose maybe like"
+    "some either to in on at do you want should would rather get is was be it thinking between"
 )
 # "or" joining no two options ("more or less", "whether or not", "or so", "or something")
 _NO_CHOICE = wordset("not less so something anything whatever two else")

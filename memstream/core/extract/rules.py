@@ -192,8 +192,11 @@ def _answer_fact(
     answers, or the option it picks from ``question`` (``core.extract.answers``)."""
     said_words = words_of(said)
     dated = resolve_dates_worded(said, turn.occurred_at, said_words)
-    text = choice_text(choice, name, dated.text) if choice else None
-    text = text or answer_text(question, name, dated.text, about)
+    text = (
+        choice_text(choice, name, dated.text)
+        if choice
+        else answer_text(question, name, dated.text, about)
+    )
     if text is None:
         return None
     category: Category = "preference" if choice else classify_worded(said, said_words)
