@@ -137,6 +137,12 @@ def test_a_reply_picking_one_of_two_options_says_which_over_which() -> None:
         '"Iris. Definitely Iris."' in got
     ), got
     assert any(t.startswith("Felix prefers blue over red") for t in got), got
+    # what is said around the option picked is no part of it
+    for reply in ("I think Wednesday.", "Wednesday works.", "Wednesday sounds good, thanks"):
+        got = run(
+            ("user", "Nadia", "Should we meet Tuesday or Wednesday?"), ("user", "Omar", reply)
+        )
+        assert any(t.startswith("Omar prefers Wednesday over Tuesday") for t in got), got
 
 
 def test_no_choice_without_two_options_or_from_ones_own_offer() -> None:

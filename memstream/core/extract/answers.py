@@ -48,7 +48,8 @@ _PICK_WORDS = wordset(
     "definitely def totally probably maybe surely sure for i i'd id i'll ill we we'd we'll "
     "say go going with pick choose take prefer like love vote team the a an one ones "
     "obviously absolutely of course hands down all the way oh hmm um well yes yeah no "
-    "deffo 100 really actually honestly easy easily"
+    "deffo 100 really actually honestly easy easily think guess works work sounds good better "
+    "great perfect please thanks thank cheers"
 )
 # what may stand next to "or" without being an option ("the red one or the blue one")
 _NOT_OPTION = _PICK_WORDS | wordset(
