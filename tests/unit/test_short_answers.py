@@ -151,6 +151,7 @@ def test_no_choice_without_two_options_or_from_ones_own_offer() -> None:
         (("user", "Felix", "Iris or June?"), ("user", "Felix", "Iris.")),
         (("user", "Nadia", "Iris or June?"), ("user", "Felix", "Both are lovely names honestly.")),
         (("user", "Nadia", "Iris or June?"), ("user", "Felix", "Iris or June?")),
+        (("assistant", "assistant", "Shall I explain this or that?"), ("user", "Felix", "That.")),
     ):
         assert not [t for t in run(*lines) if " prefers " in t], lines
 

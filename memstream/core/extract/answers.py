@@ -76,7 +76,8 @@ def choice_made(session: Session, turn_index: int, speaker: str, answer: str) ->
         return None
     words = claim_words(answer)
     picked = {w for w in words if w not in _PICK_WORDS}
-    if not picked or len(words) > CHOICE_MAX_WORDS:
+    # "That one." picks by pointing: which one it means is in neither side's words
+    if not picked or picked <= _POINTERS or len(words) > CHOICE_MAX_WORDS:
         return None
     for i in range(len(session.said) - 1, -1, -1):  # the turn before's sentences, last first
         said = session.said[i]
