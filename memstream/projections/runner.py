@@ -109,6 +109,8 @@ class ProjectionRunner:
         self.session_timeout, self.heartbeat_interval = session_timeout, heartbeat_interval
         # held while a batch is applied: a partition is handed over only between batches
         self._applying = asyncio.Lock()
+        #: rebalances so far (a shared reader): a batch fetched before one is not applied
+        self._generation = 0
         self.auth = dict(auth or {})  # infra.kafka_auth.client_options
         self.topics = list(topics)
         self.projection = projection
@@ -147,6 +149,7 @@ class ProjectionRunner:
         class Handover(ConsumerRebalanceListener):  # type: ignore[misc]
             async def on_partitions_revoked(self, revoked: Any) -> None:
                 async with runner._applying:  # the batch under way finishes first
+                    runner._generation += 1
                     for tp in revoked:
                         runner.applied_to.pop(f"{tp.topic}/{tp.partition}", None)
 
@@ -306,12 +309,19 @@ class ProjectionRunner:
                 batch = await consumer.getmany(
                     timeout_ms=int(idle * 1000), max_records=self.max_records
                 )
+                fetched_in = self._generation
                 if batch:
                     batch = await self._gather_telemetry(consumer, batch, stop)
                     batch = await self._linger(consumer, batch, applied_at, stop, took)
                 if batch:
                     started = time.monotonic()
                     async with self._applying:
+                        # A rebalance since the fetch seeked each partition it assigned to
+                        # the position the store recorded: what this batch holds comes
+                        # again from there, and applied now it would be applied twice.
+                        if self._generation != fetched_in:
+                            await self._refetch(consumer, batch)
+                            continue
                         await self._apply(batch)
                     applied_at = time.monotonic()
                     took = applied_at - started
@@ -324,6 +334,20 @@ class ProjectionRunner:
                         holding = bool(await self.run_in_store(self.projection.idle))
         finally:
             await consumer.stop()
+
+    async def _refetch(
+        self, consumer: AIOKafkaConsumer, batch: dict[TopicPartition, list[Any]]
+    ) -> None:
+        """After a rebalance, the partitions of a batch not applied are read again from
+        its first record, or from the position the store recorded if that is further on
+        (what a previous owner applied): records fetched after the rebalance's seek are
+        not lost with the batch."""
+        positions: dict[tuple[str, int], int] = await self.run_in_store(self.projection.positions)  # type: ignore[assignment]
+        held = consumer.assignment()
+        for tp, records in batch.items():
+            if tp in held and records:
+                first = min(r.offset for r in records)
+                consumer.seek(tp, max(first, positions.get((tp.topic, tp.partition), 0)))
 
     def _still_held(
         self, consumer: AIOKafkaConsumer, batch: dict[TopicPartition, list[Any]]
