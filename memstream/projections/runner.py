@@ -306,10 +306,10 @@ class ProjectionRunner:
         took = 0.0  # seconds the last batch took to apply
         try:
             while not stop.is_set():
+                fetched_in = self._generation  # before the fetch: a rebalance during it counts
                 batch = await consumer.getmany(
                     timeout_ms=int(idle * 1000), max_records=self.max_records
                 )
-                fetched_in = self._generation
                 if batch:
                     batch = await self._gather_telemetry(consumer, batch, stop)
                     batch = await self._linger(consumer, batch, applied_at, stop, took)
