@@ -67,27 +67,35 @@ class Choice(NamedTuple):
     other: str
 
 
+def _said_before(session: Session, turn_index: int, speaker: str) -> list[tuple[int, str]]:
+    """The sentences of the turn just before, last first, with their index in
+    ``session.said``; none when that turn is the same speaker's (or there is none)."""
+    before = turn_index - 1
+    if before < 0 or session.speakers[before] == speaker:
+        return []
+    found: list[tuple[int, str]] = []
+    for i in range(len(session.said) - 1, -1, -1):  # from the end: a run's session grows long
+        s = session.said[i]
+        if s.turn < before:
+            break
+        if s.turn == before:
+            found.append((i, s.text.strip()))
+    return found
+
+
 def choice_made(session: Session, turn_index: int, speaker: str, answer: str) -> Choice | None:
     """The option of an "A or B" in the turn just before (someone else's) that the short
     reply ``answer`` picks: its words other than emphasis all stand on one side of the
     "or" and none on the other."""
-    before = turn_index - 1
-    if before < 0 or session.speakers[before] == speaker or answer.rstrip().endswith("?"):
+    offers = [t for _i, t in _said_before(session, turn_index, speaker) if " or " in t.lower()]
+    if not offers or answer.rstrip().endswith("?"):
         return None
     words = claim_words(answer)
     picked = {w for w in words if w not in _PICK_WORDS}
     # "That one." picks by pointing: which one it means is in neither side's words
     if not picked or picked <= _POINTERS or len(words) > CHOICE_MAX_WORDS:
         return None
-    for i in range(len(session.said) - 1, -1, -1):  # the turn before's sentences, last first
-        said = session.said[i]
-        if said.turn < before:
-            break
-        if said.turn == before and " or " in said.text.lower():
-            found = choice_in(said.text.strip(), picked)
-            if found is not None:
-                return found
-    return None
+    return next((c for c in (choice_in(t, picked) for t in offers) if c is not None), None)
 
 
 def choice_in(sentence: str, picked: set[str]) -> Choice | None:
@@ -141,16 +149,7 @@ def question_answered(
     before, when someone else said it and it asks something; or, for an answer that opens
     by confirming or denying (``answer``: "It is a replacement, yes."), the last question
     of that turn wherever it stands ("For a knee replacement? Remove loose rugs, ...")."""
-    before = turn_index - 1
-    if before < 0 or session.speakers[before] == speaker:
-        return None
-    said_before: list[tuple[int, str]] = []  # the turn before's sentences, last first
-    for i in range(len(session.said) - 1, -1, -1):  # from the end: a run's session grows long
-        s = session.said[i]
-        if s.turn < before:
-            break
-        if s.turn == before:
-            said_before.append((i, s.text.strip()))
+    said_before = _said_before(session, turn_index, speaker)
     if not said_before:
         return None
     index, question = said_before[0]

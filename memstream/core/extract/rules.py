@@ -161,12 +161,14 @@ def _facts_of_turn(
         if may_answer and choice is None
         else None
     )
-    said = " ".join(turn.text.split())
-    answered = None
     if choice:  # the reply picks an option offered: a preference, said where offered
-        answered = _answer_fact(choice.offer, said, turn, name, speaker_key, known, choice=choice)
+        asked, about = choice.offer, None
     elif question:
-        answered = _answer_fact(question.text, said, turn, name, speaker_key, known, question.about)
+        asked, about = question.text, question.about
+    else:
+        return facts
+    said = " ".join(turn.text.split())
+    answered = _answer_fact(asked, said, turn, name, speaker_key, known, about, choice)
     if answered is not None:
         # the fragments cut from the answer as said ("Goalie, like his mother did") say
         # nothing alone; what is about the speaker, or was rewritten to stand alone (a
