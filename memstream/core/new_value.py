@@ -41,7 +41,7 @@ _CHANGES: Final = (
         r"\b(?:(?:is|are|was|were|'s|’s|'m|’m|am|be|been|got|get|gone|went|go|come|came)"
         r"\s+(?:\w+\s+)?(?:down|up)|dropped|fell|rose|grew|improved|increased|decreased|reduced|"
         r"cut(?:\s+back)?|climbed|jumped|slipped|raised|lowered|bumped(?:\s+up)?|boosted|"
-        rf"doubled|halved)(?:\s+[\w'’]+){{0,4}}?\s+to\s+{_AMOUNT}",
+        rf"doubled|halved)(?P<obj>(?:\s+[\w'’]+){{0,4}}?)\s+to\s+{_AMOUNT}",
         re.I,
     ),
     re.compile(rf"\bnow\s+(?:at\s+|rated\s+|is\s+|are\s+|(?:\w+\s+){{0,2}}?)?{_AMOUNT}", re.I),
@@ -91,6 +91,11 @@ def _changes(text: str, subject: str | None = None) -> list[tuple[str, str, str,
             head = text[: m.start("num")]
             clause = _CLAUSE.split(head)[-1]
             before = clause if _ordered(clause, subject) else head
+            # "the landlord raised my rent to $1,400": what moved is the verb's object,
+            # not who moved it
+            obj = m.groupdict().get("obj") or ""
+            if _ordered(obj, subject):
+                before = obj
             after = _CLAUSE.split(text[m.end() :])[0]
             said_before = _ordered(before, subject)
             named = said_before[-1:] or _ordered(after, subject)[:1]
@@ -168,7 +173,9 @@ def new_value_proposals(new: NewMemory, earlier: Sequence[Known]) -> list[Propos
         ]
         for k in found[-TARGETS:]:
             if all(p.target != k.memory_id for p in out):
-                evidence = {"value": f"{num} {unit}".strip()}
+                # "$1,400" names its unit already
+                said = num if unit and num.startswith(unit) else f"{num} {unit}".strip()
+                evidence = {"value": said}
                 out.append(
                     Proposal(new.memory_id, k.memory_id, "supersedes", CONFIDENCE, RULE, evidence)
                 )

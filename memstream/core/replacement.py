@@ -49,6 +49,21 @@ _MARKERS: Final = (
         r"dropped|ditched|gave\s+up\s+on|stopped\s+using)\s+" + _CUT + _END,
         re.I,
     ),
+    # an activity ended: "no longer training for the half marathon", "stopped going to
+    # the Tuesday choir"; the thing it was about is the value
+    re.compile(
+        r"\b(?:no\s+longer|stopped)\s+(?!using\b)[a-z]+ing(?:\s+(?:for|on|at|in|to|with))?\s+"
+        + _CUT
+        + _END,
+        re.I,
+    ),
+    # a thing given up: "sold the Civic and bought a Tesla", "cancelled Planet Fitness"
+    re.compile(
+        r"\b(?:sold|cancell?ed|got\s+rid\s+of|traded\s+in)\s+(?!(?:it|them|that|this)\b)"
+        + _CUT
+        + _END,
+        re.I,
+    ),
 )
 # words that name no value alone: a time of day's "9 AM" is not named by every "AM"
 _NOT_VALUE: Final = frozenset({"am", "pm", "a", "an", "the", "my", "our", "one"})

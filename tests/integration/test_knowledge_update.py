@@ -28,6 +28,7 @@ BEFORE = [
     "I have a cat named Luna.",
     "I love hiking on weekends.",
     "My coach is Sean.",
+    "My phone number is 555-1234.",
 ]
 AFTER = [
     "Actually I moved from Lisbon to Porto.",
@@ -35,6 +36,7 @@ AFTER = [
     "I prefer Rust over Go now.",
     "Luna loves the new balcony.",
     "Sean is no longer my coach, my new coach is Marta.",
+    "My new number is 555-9876.",
 ]
 # (question, the new value first, the memory it supersedes)
 CHANGES = [
@@ -43,6 +45,8 @@ CHANGES = [
     ("Which programming language do I prefer?", "Rust", "Maya prefers Go for backend work"),
     # a role one person holds for Maya at a time (core/extract/slots.py role slots)
     ("Who is my coach?", "Marta", "Maya's coach is Sean"),
+    # "new number" names no phone: the number's shape does (core/extract/slots.py)
+    ("What is my phone number?", "555-9876", "Maya's phone number is 555-1234"),
 ]
 
 
@@ -277,6 +281,33 @@ def _edge_story(
             "How much coffee does Maya drink?",
             {"value": "one cup"},
             id="a quantity that moved",
+        ),
+        pytest.param(
+            ("I drive a Honda Civic to work.", "I sold the Civic and bought a Tesla Model 3."),
+            ("Honda Civic", "Tesla"),
+            "replacement",
+            "What car does Maya drive?",
+            {"replaced": "the Civic"},
+            id="a thing given up",
+        ),
+        pytest.param(
+            (
+                "I'm training for the Lisbon half marathon, my first race.",
+                "I'm no longer training for the Lisbon half marathon, I hurt my knee.",
+            ),
+            ("first race", "no longer"),
+            "replacement",
+            "Which race is Maya training for?",
+            {"replaced": "the Lisbon half marathon"},
+            id="an activity ended",
+        ),
+        pytest.param(
+            ("My rent is $1,200 a month.", "The landlord raised my rent to $1,400."),
+            ("$1,200", "$1,400"),
+            "new_value",
+            "How much is Maya's rent?",
+            {"value": "$1,400"},
+            id="a measure someone else moved",
         ),
     ],
 )

@@ -52,6 +52,17 @@ def test_a_number_in_another_unit_or_about_another_thing_is_not_the_old_value() 
     assert [p.target for p in found] == ["a"]
 
 
+def test_who_moved_a_measure_is_not_what_moved() -> None:
+    """Tried as a new user would: "the landlord raised my rent to $1,400" left "rent is
+    $1,200 a month" first; the clause's agent ("landlord") is not said by the old memory."""
+    earlier = [
+        Known("a", "Leo's rent is $1,200 a month", "leo"),
+        Known("b", "Leo's landlord is Ana", "leo"),
+    ]
+    found = new_value_proposals(_new("The landlord raised Leo's rent to $1,400"), earlier)
+    assert [(p.target, p.evidence) for p in found] == [("a", {"value": "$1,400"})]
+
+
 def test_a_question_states_no_new_value() -> None:
     earlier = [Known("a", "Leo drinks five cups of coffee a day", "leo")]
     assert (

@@ -34,6 +34,16 @@ def test_the_wordings_of_a_change_name_the_replaced_value() -> None:
     ]
     assert replaced_values("Sam no longer uses Trello for the team's tasks") == ["Trello"]
     assert replaced_values("Sam loves the new balcony") == []
+    # a thing given up, an activity ended
+    assert replaced_values("Sam sold the Civic and bought a Tesla Model 3") == ["the Civic"]
+    assert replaced_values("Sam cancelled Planet Fitness and joined a climbing gym") == [
+        "Planet Fitness"
+    ]
+    assert replaced_values("Sam is no longer training for the half marathon, he hurt his knee") == [
+        "the half marathon"
+    ]
+    assert replaced_values("Sam stopped going to the Tuesday choir") == ["the Tuesday choir"]
+    assert replaced_values("Sam sold it last week") == []  # a pointer names no value
 
 
 def _new(text: str, entities: tuple[str, ...] = ()) -> NewMemory:

@@ -532,6 +532,20 @@ def test_named_speakers_key_their_slots_by_name() -> None:
     assert detect_slot("She lives in Denver", "Caroline", "caroline") is None
 
 
+def test_a_new_base_and_a_new_number_hold_their_slots() -> None:
+    """Tried as a new user would: "I'm now based in Berlin" and "my new number is
+    555-9876" held no slot, so the old address and number answered first."""
+    assert detect_slot("Maya is now based in Berlin", "Maya", "maya") == ("maya", "location")
+    assert detect_slot("Maya's new number is 555-9876", "Maya", "maya") == ("maya", "phone")
+    assert detect_slot("Maya's new number is +44 20 7946 0958", "Maya", "maya") == (
+        "maya",
+        "phone",
+    )
+    # a number that is no phone number holds no slot
+    assert detect_slot("Maya's lucky number is 7", "Maya", "maya") is None
+    assert detect_slot("Maya's number is 2 in the ranking", "Maya", "maya") is None
+
+
 def test_contradicting_claims_share_a_slot() -> None:
     old = only("I work at Acme.")
     new = only("I work at Initech now.")

@@ -48,7 +48,10 @@ _SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("email", _SUBJ.replace(r"\s+" + ADVERB + "*", "") + r"'s (?:e-?mail|email address) is\b"),
         (
             "phone",
-            _SUBJ.replace(r"\s+" + ADVERB + "*", "") + r"'s (?:phone|cell|mobile)(?: number)? is\b",
+            _SUBJ.replace(r"\s+" + ADVERB + "*", "")
+            + r"'s (?:new |current )?(?:(?:phone|cell|mobile)(?: number)? is\b"
+            # "my new number is 555-9876": a number that reads as a phone number
+            + r"|number is (?=\+?\(?\d[\d\s().-]{5,}\d))",
         ),
         ("birthday", _SUBJ.replace(r"\s+" + ADVERB + "*", "") + r"'s birthday is\b"),
         ("birthday", _SUBJ + r"(?:was|were) born on\b"),
@@ -90,7 +93,7 @@ _SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             "location",
             _SUBJ
             + r"(?:lives?|lived|is (?:now |currently |still )?living|has lived|has been living|moved|has moved|relocated|has relocated|"
-            r"is based|is located|resides?|resided|is staying|is moving|will move|will be moving|is relocating|"
+            r"is (?:now |currently |still )?(?:based|located)|resides?|resided|is staying|is moving|will move|will be moving|is relocating|"
             r"settled|is settling|does not live|no longer lives)(?: back| away)?"
             # "moved from Lisbon to Porto": the new place is the value (a tech name is a switch)
             r"(?: from (?!(?:" + TECH_RE + r")\b)[^,;]{1,40}?)? (?:in|to|at|into)\b",
@@ -237,7 +240,7 @@ _SLOT_GATES = Gates(
         gate("name is|nickname is"),
         gate("is called|goes by|is named|wants to be called"),
         gate("e-mail is|email is|email address is"),
-        gate("phone|cell|mobile"),
+        gate("phone|cell|mobile|number"),
         gate("birthday is"),
         gate("born on"),
         gate("turns|turn|turning|turned", also=gate("on")),
