@@ -24,6 +24,7 @@ from memstream.core.relations import (
 )
 from memstream.core.replacement import replaced_values, replacement_proposals
 from memstream.core.replies import is_reply
+from memstream.core.restatement import restatement_proposals, says_change
 from memstream.schemas.envelope import DEFAULT_LIMITS, Envelope, Limits, make_event
 from memstream.schemas.events import (
     MemoryCreated,
@@ -107,7 +108,7 @@ def _replacements(
     """``supersedes`` edges to what a change said in passing replaced (``core.replacement``)
     or a quantity that moved (``core.new_value``): among the memories naming the new one's
     entities and its nearest, oldest first."""
-    if not replaced_values(new.text) and not new_amounts(new.text):
+    if not replaced_values(new.text) and not new_amounts(new.text) and not says_change(new.text):
         return []
     ids = {m for ms in naming.values() for m in ms} | set(near)
     ids.discard(new.memory_id)
@@ -116,7 +117,19 @@ def _replacements(
         key=lambda m: (memory.states[m].created_at, m),
     )
     known = [_known(memory, m) for m in earlier]
-    return [*replacement_proposals(new, known), *new_value_proposals(new, known)]
+    found = [*replacement_proposals(new, known), *new_value_proposals(new, known)]
+    # a state said again with a change, where no rule above names what changed; said
+    # before it, not in the same turn ("moved to Porto" beside "lives in Porto")
+    if found or replaced_values(new.text):
+        return found
+    this = memory.states[new.memory_id]
+    before = [
+        k
+        for k in known
+        if memory.states[k.memory_id].created_at < this.created_at
+        and not set(memory.states[k.memory_id].source_turn_ids) & set(this.source_turn_ids)
+    ]
+    return restatement_proposals(new, before)
 
 
 def declared_cause(cause: str, effect: str, extraction: Any) -> Proposal:

@@ -309,6 +309,14 @@ def _edge_story(
             {"value": "$1,400"},
             id="a measure someone else moved",
         ),
+        pytest.param(
+            ("My email is maya@old.com.", "Please use my new email, maya@new.io."),
+            ("old.com", "new.io"),
+            "restatement",
+            "What is Maya's email?",
+            {"cue": "new", "said": ["email"]},
+            id="a state said again with a change",
+        ),
     ],
 )
 def test_a_change_answers_before_what_it_replaced(
@@ -331,11 +339,11 @@ def test_a_change_answers_before_what_it_replaced(
     assert edge["evidence"] == evidence, edge
     ids = [r["memory_id"] for r in found["results"]]
     assert ids[:2] == [new["id"], old["id"]], [r["text"] for r in found["results"]]
-    if rule == "replacement":
+    if rule in ("replacement", "restatement"):
         (hop,) = found["results"][0]["explain"]["graph"]["path"]
         assert hop == {
             "from": new["id"],
             "relation": "supersedes",
             "to": old["id"],
-            "confidence": 0.8,
+            "confidence": 0.8 if rule == "replacement" else 0.6,
         }
