@@ -336,13 +336,17 @@ class RecallService:
         hits: dict[str, Hit] = {}
         query_vectors = []
 
-        def search(sub: str, vector: Any) -> None:
+        def search(
+            sub: str, vector: Any, said: tuple[float | None, float | None] = (None, None)
+        ) -> None:
             found = self.store.search(
                 namespace,
                 vector,
                 self.sparse.encode_query(sub),
                 limit=depth,
                 statuses=searched,
+                said_from=said[0],
+                said_until=said[1],
                 # the store filters inside its search: both channels read only these
                 categories=sorted(only.categories) if only and only.categories else None,
                 tiers=sorted(only.tiers) if only and only.tiers else None,
@@ -362,6 +366,10 @@ class RecallService:
         for sub in subqueries:
             query_vectors.append(np.asarray(self.embedder.embed([sub])[0], dtype=np.float64))
             search(sub, query_vectors[-1])
+        if intent.time is not None:
+            # the memories said in the span the question names, best by its words first:
+            # "what did I do in March?" shares no word with "picnic at Golden Gate Park"
+            search(content, query_vectors[0], intent.time.bounds)
         # "Rosa's husband" -> "Marcus" when a candidate says so: one more search with the
         # name in the relation's place (core/relation_alias.py)
         renamed = (
@@ -418,6 +426,7 @@ class RecallService:
             at=point_in_time,
             include_superseded="superseded" in statuses,
             time=intent.time,
+            time_only=intent.time_only,
             retention_model=self.retention_model,
         )
         scored = score_all(candidates, context, profile)
@@ -546,7 +555,11 @@ class RecallService:
         # (under a filter the candidates are a subset: a name outside it may be known)
         names = asked_names(intent.entities) if only is None and allowed is None else ()
         unknown = unknown_names(names, _said_by(ids, states, hits)) if names else ()
-        gated = nothing_relevant(match) or (bool(names) and len(unknown) == len(names))
+        # a question about a time alone matches by the time: memories said then are known
+        said_then = intent.time_only and any(t.explain.get("event_time") == 1.0 for t in top)
+        gated = (nothing_relevant(match) and not said_then) or (
+            bool(names) and len(unknown) == len(names)
+        )
         label = "skipped" if gated else confidence(top)
         return _shaped(
             label,

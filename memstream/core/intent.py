@@ -85,6 +85,102 @@ class IntentProfile:
 #: 0.10 and 0.15, 0.724 at 0.25, 0.707 at 0.35 (BEAM dev's 11: unchanged up to 0.25).
 #: Relevance still leads: a memory of that month must also be about what is asked.
 TIME_SHARE: Final = 0.15
+#: The share when the time is all the question says ("what did I do in March 2024?", "what
+#: did we talk about last week?"): its words match nothing in particular, so the time
+#: decides, the words only order within it.
+TIME_ONLY_SHARE: Final = 0.6
+# words of a question that ask about anything at all: a question of only these and a time
+# is about the time
+_ANYTHING: Final = frozenset(
+    [
+        "what",
+        "whats",
+        "did",
+        "do",
+        "does",
+        "done",
+        "doing",
+        "happen",
+        "happened",
+        "happening",
+        "go",
+        "going",
+        "went",
+        "on",
+        "up",
+        "to",
+        "i",
+        "we",
+        "you",
+        "me",
+        "us",
+        "my",
+        "our",
+        "anything",
+        "something",
+        "everything",
+        "stuff",
+        "things",
+        "thing",
+        "talk",
+        "talked",
+        "talking",
+        "discuss",
+        "discussed",
+        "say",
+        "said",
+        "tell",
+        "remind",
+        "about",
+        "get",
+        "got",
+        "was",
+        "were",
+        "is",
+        "are",
+        "the",
+        "a",
+        "an",
+        "in",
+        "at",
+        "of",
+        "and",
+        "or",
+        "any",
+        "there",
+        "been",
+        "have",
+        "has",
+        "had",
+        "during",
+        "around",
+        "since",
+        "before",
+        "after",
+        "from",
+        "between",
+        "when",
+        "all",
+        "with",
+        "early",
+        "late",
+        "mid",
+        "middle",
+        "beginning",
+        "end",
+        "start",
+    ]
+)
+_WORD = re.compile(r"[a-z]+(?:'[a-z]+)?")
+
+
+def time_only(query: str, time: TimeRef | None) -> bool:
+    """Whether ``query`` asks about a time and nothing else: its words besides the time's
+    are all ``_ANYTHING``."""
+    if time is None:
+        return False
+    rest = query.casefold().replace(time.text.casefold(), " ")
+    return all(w.replace("'s", "") in _ANYTHING for w in _WORD.findall(rest))
 
 
 def with_time_match(profile: IntentProfile, share: float = TIME_SHARE) -> IntentProfile:
@@ -173,6 +269,7 @@ class Intent:
     about_replies: bool = False  # asks what the assistant said (core/replies.py)
     advice: bool = False  # asks for help or advice (core/advice.py)
     slots: frozenset[str] = frozenset()  # profile slots it asks for (core/slot_questions.py)
+    time_only: bool = False  # the time is all it asks about (``time_only``)
 
 
 def _words(*phrases: str) -> re.Pattern[str]:
@@ -273,9 +370,14 @@ def classify(query: str, now: datetime | None = None) -> Intent:
         and _WHEN_NOW.match(opening) is not None
         and _PAST.search(query) is None
     )
+    only_time = time_only(query, time)
     return Intent(
         kind=kind,
-        profile=PROFILES[kind] if time is None else with_time_match(PROFILES[kind]),
+        profile=(
+            PROFILES[kind]
+            if time is None
+            else with_time_match(PROFILES[kind], TIME_ONLY_SHARE if only_time else TIME_SHARE)
+        ),
         include_superseded=temporal and not current,
         time=time,
         at=at,
@@ -284,4 +386,5 @@ def classify(query: str, now: datetime | None = None) -> Intent:
         about_replies=asks_about_replies(query),
         advice=asks_for_advice(query),
         slots=asked_slots(query),
+        time_only=only_time,
     )

@@ -10,7 +10,7 @@ parse. Spans carry ``now``'s timezone (UTC without one).
 Understood: ISO dates and months (``2023-05-02``, ``2023-05``), "March 5[th][, 2023]",
 "5[th] [of] March [2023]", "March [2023]", "Mar 5" / "Sep 2023" (abbreviations need a
 day or a year), years 1900-2099, today / tonight / this morning, yesterday / last night,
-this or last week / month / year (weeks start on Monday), "[on|last] Monday", "N
+this or last week / month / year (weeks start on Monday), this or last weekend, "[on|last] Monday", "N
 days / weeks / months / years ago" with N a number or a word up to twelve ("a", "an"), and
 seasons: "last summer", "this spring", "[the] winter [of] 2023", "in the autumn" (northern
 meteorological seasons: spring is March to May, winter December to February and belongs to
@@ -55,6 +55,18 @@ class TimeRef:
         if self.relation == "since":
             return self.start
         return self.start + (self.end - self.start) / 2
+
+    @property
+    def bounds(self) -> tuple[float | None, float | None]:
+        """The event times the question asks about, epoch seconds [from, until); None is
+        open: before the span, from its end on ("after"), from its start on ("since")."""
+        if self.relation == "before":
+            return None, self.start.timestamp()
+        if self.relation == "after":
+            return self.end.timestamp(), None
+        if self.relation == "since":
+            return self.start.timestamp(), None
+        return self.start.timestamp(), self.end.timestamp()
 
 
 _MONTHS: Final[dict[str, int]] = MONTH_NUMBERS
@@ -189,6 +201,17 @@ def _this_last(m: re.Match[str], now: datetime | None, tz: tzinfo) -> _Span | No
     return _year_span(now.year - back, tz)
 
 
+def _weekend(m: re.Match[str], now: datetime | None, tz: tzinfo) -> _Span | None:
+    """Saturday and Sunday of this week ("this weekend") or of the week before ("last
+    weekend"); weeks start on Monday."""
+    if now is None:
+        return None
+    back = 1 if m["which"].lower() == "last" else 0
+    monday = now.date() - timedelta(days=now.weekday(), weeks=back)
+    start = datetime.combine(monday + timedelta(days=5), time(), tz)
+    return start, start + timedelta(days=2)
+
+
 def _weekday(m: re.Match[str], now: datetime | None, tz: tzinfo) -> _Span | None:
     if now is None:
         return None
@@ -251,6 +274,7 @@ _PATTERNS: Final[tuple[tuple[re.Pattern[str], _Handler], ...]] = tuple(
             r"\b(?P<word>today|tonight|this (?:morning|afternoon|evening)|yesterday|last night)\b",
             _relative_day,
         ),
+        (r"\b(?P<which>this|last)\s+weekend\b", _weekend),
         (r"\b(?P<which>this|last)\s+(?P<unit>week|month|year)\b", _this_last),
         (
             r"\b(?:on|last)\s+(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b",

@@ -151,6 +151,9 @@ class ScoringContext:
     include_superseded: bool = False  # Intent.include_superseded
     relevance_max: float | None = None  # the candidate set's largest relevance
     time: TimeRef | None = None  # the span the query names (Intent.time)
+    # the time is all the query asks about ("what did I do in March?"): what happened in
+    # the span, not what held through it (Intent.time_only)
+    time_only: bool = False
     utility_gain: float = 0.5  # how far learned Q may move a score (see with_utility)
 
 
@@ -205,7 +208,7 @@ def validity(c: Candidate, context: ScoringContext) -> float:
     return 1.0 if after_start and before_end else 0.0
 
 
-def event_time_match(c: Candidate, time: TimeRef | None) -> float:
+def event_time_match(c: Candidate, time: TimeRef | None, *, held_counts: bool = True) -> float:
     if time is None:
         return 0.0
     at = c.valid_from or c.created_at
@@ -220,7 +223,8 @@ def event_time_match(c: Candidate, time: TimeRef | None) -> float:
     if inside:
         return 1.0
     held = (
-        time.relation == "during"
+        held_counts
+        and time.relation == "during"
         and at < time.start
         and (c.valid_until is None or c.valid_until > time.start)
         and c.status in ("active", "superseded")
@@ -257,7 +261,7 @@ def components(c: Candidate, context: ScoringContext) -> dict[str, float]:
         ),
         "validity": validity(c, context),
         "pinned": 1.0 if c.pinned else 0.0,
-        "event_time": event_time_match(c, context.time),
+        "event_time": event_time_match(c, context.time, held_counts=not context.time_only),
     }
 
 

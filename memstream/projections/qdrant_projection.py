@@ -54,9 +54,10 @@ CONTEXT_WEIGHT = 0.6  # the source text's share of the dense vector (see the mod
 # with the text, and on dev 1,000 did as well as all of it (recall@10 0.663 either way;
 # 600: 0.657, 300: 0.662); the sparse vector still indexes all of it
 CONTEXT_CHARS = 1000
-# names the recipe of the stored vectors in the collection's name, so a store filled by an
-# older recipe is not searched with the new one: its replacement is filled from the log
-DENSE_DOCUMENT = "ctx06-1k"
+# names the recipe of the stored points (their vectors, and since "said" their event time
+# ``said_at``) in the collection's name, so a store filled by an older recipe is not
+# searched with the new one: its replacement is filled from the log
+DENSE_DOCUMENT = "ctx06-1k-said"
 
 
 def collection_spec(embedder: Embedder, sparse: BM25Encoder) -> CollectionSpec:
@@ -95,6 +96,7 @@ def payload_for(state: MemoryState, source_text: str = "") -> MemoryPayload:
         kind=state.kind,
         valid_from=state.valid_from.timestamp() if state.valid_from else None,
         valid_until=state.valid_until.timestamp() if state.valid_until else None,
+        said_at=(state.valid_from or state.created_at).timestamp(),
         pinned=state.pinned,
         importance=state.importance,
         q_value=state.q_value,

@@ -336,6 +336,37 @@ def test_validity_is_half_open(store: RetrievalStore) -> None:
         at(float("nan"))
 
 
+def test_a_said_span_is_half_open_and_leaves_out_points_without_a_time(
+    store: RetrievalStore,
+) -> None:
+    store.upsert(
+        [
+            mk("t50", said_at=50.0),
+            mk("t100", said_at=100.0),
+            mk("t199", said_at=199.5),
+            mk("t200", said_at=200.0),
+            mk("never"),  # written before points had an event time
+            mk("other-ns", "ns-b", said_at=150.0),
+        ]
+    )
+    q = unit(np.random.default_rng(4))
+    sp = SparseVector((1, 7), (1.0, 0.5))
+
+    def said(lo: float | None, hi: float | None) -> list[str]:
+        hits = store.search("ns-a", q, sp, said_from=lo, said_until=hi)
+        assert all(h.payload.said_at is not None for h in hits)
+        return sorted(ids(hits))
+
+    assert said(100, 200) == ["t100", "t199"]
+    assert said(None, 100) == ["t50"]
+    assert said(199.5, None) == ["t199", "t200"]
+    assert sorted(ids(store.search("ns-a", q, sp))) == ["never", "t100", "t199", "t200", "t50"]
+    (got,) = store.get("ns-a", ["t199"])
+    assert got.payload.said_at == 199.5
+    with pytest.raises(ValueError, match="finite"):
+        said(float("inf"), None)
+
+
 def test_sparse_search_is_bm25_with_namespace_idf(store: RetrievalStore) -> None:
     enc = BM25Encoder()
     docs_b = {"b1": "the user owns a red bicycle", "b2": "the user likes green tea"}

@@ -61,6 +61,12 @@ def _filter(scope: Scope) -> Any:
         # Null bounds never match a range, so must_not leaves open intervals in.
         must_not.append(qe.FieldCondition("valid_from", range=qe.RangeFloat(gt=scope.valid_at)))
         must_not.append(qe.FieldCondition("valid_until", range=qe.RangeFloat(lte=scope.valid_at)))
+    if scope.said_span:
+        must.append(
+            qe.FieldCondition(
+                "said_at", range=qe.RangeFloat(gte=scope.said_from, lt=scope.said_until)
+            )
+        )
     return qe.Filter(must=must, must_not=must_not or None)
 
 

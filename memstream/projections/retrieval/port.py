@@ -22,7 +22,8 @@ Types
     all(namespace, *, with_vectors=False) -> Iterator[MemoryPoint]
     count(namespace, *, statuses=None) -> int
     search(namespace, dense, sparse, *, limit=10, statuses=("active",), tiers=None,
-           categories=None, kinds=None, valid_at=None, candidates=None) -> list[Hit]
+           categories=None, kinds=None, valid_at=None, candidates=None, memory_ids=None,
+           said_from=None, said_until=None) -> list[Hit]
     dense_search(namespace, dense, *, limit=10, <same filters>) -> list[Hit]
     sparse_search(namespace, sparse, *, limit=10, <same filters>) -> list[Hit]
     checkpoint(partition) -> int | None
@@ -47,6 +48,8 @@ rank and score on the ``Hit``, which recall needs to explain its answers.
 
 Validity is the half-open interval ``[valid_from, valid_until)`` in epoch seconds; a
 missing bound is open. ``valid_at=t`` keeps points with ``valid_from <= t < valid_until``.
+``said_from=a, said_until=b`` keeps points whose event time ``said_at`` is in ``[a, b)``
+(points written before the field existed have none and are left out until a replay).
 
 Checkpoints (the last log offset applied, per partition; resume at ``offset + 1``) are
 stored *inside the collection* as vectorless points without a namespace, written with a
@@ -95,7 +98,7 @@ CHECKPOINT_OFFSET = "cp_offset"
 
 #: payload fields with a store-side index, and their kind
 KEYWORD_FIELDS = ("status", "tier", "category", "kind")
-RANGE_FIELDS = ("valid_from", "valid_until")
+RANGE_FIELDS = ("valid_from", "valid_until", "said_at")
 BOOL_FIELDS = ("pinned",)
 TENANT_FIELD = "namespace"
 
@@ -141,6 +144,9 @@ class MemoryPayload:
     kind: str = "note"
     valid_from: float | None = None
     valid_until: float | None = None
+    # the memory's event time (its valid_from, else when it was said), epoch seconds: a
+    # question naming a time reads the memories of that span (``Scope.said_from``)
+    said_at: float | None = None
     pinned: bool = False
     importance: float = 0.5
     q_value: float = 0.5
@@ -238,6 +244,9 @@ class Scope:
     categories: tuple[str, ...] | None = None
     kinds: tuple[str, ...] | None = None
     valid_at: float | None = None
+    # only memories whose ``said_at`` is in [said_from, said_until) (a bound None is open)
+    said_from: float | None = None
+    said_until: float | None = None
     # only these memories (a category tree filter resolved to its members)
     memory_ids: tuple[str, ...] | None = None
     _ids: frozenset[str] | None = field(default=None, init=False, repr=False, compare=False)
@@ -261,6 +270,9 @@ class Scope:
             object.__setattr__(self, name, value)
         if self.valid_at is not None and not math.isfinite(self.valid_at):
             raise ValueError("valid_at must be a finite epoch time")
+        for bound in (self.said_from, self.said_until):
+            if bound is not None and not math.isfinite(bound):
+                raise ValueError("said_from and said_until must be finite epoch times")
         if self.memory_ids is not None:  # admits() tests each hit against them
             object.__setattr__(self, "_ids", frozenset(self.memory_ids))
         pairs = (
@@ -287,7 +299,20 @@ class Scope:
                 end is not None and end <= self.valid_at
             ):
                 return False
+        if self.said_from is not None or self.said_until is not None:
+            said = raw.get("said_at")
+            if said is None:
+                return False
+            if (self.said_from is not None and said < self.said_from) or (
+                self.said_until is not None and said >= self.said_until
+            ):
+                return False
         return True
+
+    @property
+    def said_span(self) -> bool:
+        """Whether the scope limits ``said_at``."""
+        return self.said_from is not None or self.said_until is not None
 
     def keyword_conditions(self) -> list[tuple[str, tuple[str, ...]]]:
         """(field, allowed values) pairs besides the namespace."""
@@ -391,6 +416,7 @@ def encode_payload(point: MemoryPoint) -> dict[str, Any]:
         "kind": p.kind,
         "valid_from": p.valid_from,
         "valid_until": p.valid_until,
+        "said_at": p.said_at,
         "pinned": p.pinned,
         "importance": p.importance,
         "q_value": p.q_value,
@@ -438,6 +464,7 @@ def decode_payload(raw: Mapping[str, Any]) -> Decoded:
         kind=raw["kind"],
         valid_from=_opt_float(raw.get("valid_from")),
         valid_until=_opt_float(raw.get("valid_until")),
+        said_at=_opt_float(raw.get("said_at")),
         pinned=bool(raw["pinned"]),
         importance=float(raw["importance"]),
         q_value=float(raw["q_value"]),
@@ -631,13 +658,25 @@ class RetrievalStore(ABC):
         valid_at: float | None = None,
         candidates: int | None = None,
         memory_ids: Sequence[str] | None = None,
+        said_from: float | None = None,
+        said_until: float | None = None,
     ) -> list[Hit]:
         """Hybrid search: both channels under the same store-side filter, fused by RRF.
 
         ``candidates`` is how deep each channel is read before fusion (default
         ``max(4 * limit, 40)``): deeper finds more agreement between channels.
+        ``said_from`` / ``said_until``: only memories whose event time is in that span.
         """
-        scope = _scope(namespace, statuses, tiers, categories, kinds, valid_at, memory_ids)
+        scope = _scope(
+            namespace,
+            statuses,
+            tiers,
+            categories,
+            kinds,
+            valid_at,
+            memory_ids,
+            (said_from, said_until),
+        )
         _check_limit(limit)
         depth = candidates if candidates is not None else max(4 * limit, 40)
         _check_limit(depth)
@@ -775,8 +814,11 @@ def _scope(
     kinds: Sequence[str] | None,
     valid_at: float | None,
     memory_ids: Sequence[str] | None = None,
+    said: tuple[float | None, float | None] = (None, None),
 ) -> Scope:
     return Scope(
+        said_from=None if said[0] is None else float(said[0]),
+        said_until=None if said[1] is None else float(said[1]),
         namespace=namespace,
         statuses=_tuple_or_none(statuses),
         tiers=_tuple_or_none(tiers),

@@ -59,6 +59,12 @@ def _filter(scope: Scope) -> qm.Filter:
         # Null bounds never match a range, so must_not leaves open intervals in.
         must_not.append(qm.FieldCondition(key="valid_from", range=qm.Range(gt=scope.valid_at)))
         must_not.append(qm.FieldCondition(key="valid_until", range=qm.Range(lte=scope.valid_at)))
+    if scope.said_span:
+        must.append(
+            qm.FieldCondition(
+                key="said_at", range=qm.Range(gte=scope.said_from, lt=scope.said_until)
+            )
+        )
     return qm.Filter(must=must, must_not=must_not or None)
 
 

@@ -1,0 +1,70 @@
+"""A question that names only a time, through the broker with the defaults and the rule
+extractor: "what did I do last weekend?" shares no word with "went to a jazz concert at
+SFJAZZ", and "what happened in February?" none with "went skiing in Tahoe". Recall reads the
+memories said in the span the question names (a store search filtered by event time,
+``said_at``) and, the time being all it asks about, ranks by the time first
+(core/intent.py ``time_only``): what happened in the span, not what held through it."""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+
+import pytest
+
+from memstream.consumers.client import Memory
+from memstream.infra.settings import Settings
+from tests.harness import WorkerProcess, projected
+
+pytestmark = pytest.mark.integration
+
+SAID = [
+    (datetime(2024, 2, 3, 10, tzinfo=UTC), "I went skiing in Tahoe with Ben."),
+    (datetime(2024, 2, 20, 10, tzinfo=UTC), "Started a pottery class downtown."),
+    (datetime(2024, 3, 9, 10, tzinfo=UTC), "We had a picnic at Golden Gate Park."),
+    (datetime(2024, 3, 23, 10, tzinfo=UTC), "My brother visited from Denver for the weekend."),
+    (datetime(2024, 4, 6, 10, tzinfo=UTC), "Ran my first 10k race in 52 minutes."),
+    (datetime(2024, 4, 13, 10, tzinfo=UTC), "Adopted a kitten named Miso."),
+    (datetime(2024, 4, 20, 10, tzinfo=UTC), "Went to a jazz concert at SFJAZZ."),
+    (datetime(2024, 4, 25, 10, tzinfo=UTC), "Work was stressful, big release."),
+]
+ASKED_AT = "2024-04-27T12:00:00+00:00"  # a Saturday: last weekend is April 20-21
+
+
+@pytest.fixture(scope="module")
+def namespace(settings: Settings, worker: WorkerProcess) -> str:
+    ns = f"when-{int(time.time() * 1000) % 10**9}"
+    with Memory(settings=settings) as mem:
+        for i, (at, text) in enumerate(SAID):
+            mem.add(
+                [{"role": "user", "content": text, "speaker": "Maya"}],
+                namespace=ns,
+                run_id=f"s{i}",
+                occurred_at=at,
+            )
+        deadline = time.monotonic() + 60
+        while len(mem.get_all(namespace=ns)["results"]) < len(SAID):
+            assert time.monotonic() < deadline, mem.get_all(namespace=ns)
+            time.sleep(0.5)
+    projected(settings)
+    return ns
+
+
+@pytest.mark.parametrize(
+    ("question", "first"),
+    [
+        ("What did I do last weekend?", ["jazz concert"]),
+        ("What happened in February?", ["skiing", "pottery"]),
+        ("What did I do in March 2024?", ["picnic", "brother"]),
+        ("What did I do two weeks ago?", ["kitten"]),
+    ],
+)
+def test_a_time_alone_finds_what_happened_then(
+    settings: Settings, namespace: str, question: str, first: list[str]
+) -> None:
+    with Memory(settings=settings) as mem:
+        found = mem.recall(question, namespace=namespace, filters={"at": ASKED_AT})
+    top = [r["text"] for r in found["results"][: len(first)]]
+    assert all(any(word in t for t in top) for word in first), [r["text"] for r in found["results"]]
+    # ranked by event time first: the explanation says how much the time counted
+    assert found["results"][0]["explain"]["event_time"] == 1.0, found["results"][0]["explain"]
