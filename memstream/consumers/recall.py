@@ -88,6 +88,8 @@ from memstream.core.standing_instructions import (
     preference_of,
 )
 from memstream.core.tokens import tokenize
+from memstream.core.whose import asked_about, holds_for
+from memstream.core.whose import factor as whose_factor
 from memstream.infra.by_identity import ByIdentity
 from memstream.projections.retrieval import Hit, RetrievalStore
 from memstream.schemas._fields import utc_now
@@ -438,9 +440,14 @@ class RecallService:
         if intent.advice:  # a request for help: the user's preferences first (core/advice.py)
             advice = when(lambda st: st.category in ADVICE_CATEGORIES, LIFT)
             scored = rescored(scored, states, advice, lifted, "advice")
+        # "where do I live?" is not about the sister who lives in Berlin (core/whose.py)
+        whose = asked_about(query)
+        if whose is not None:
+            named = intent.entities
+            scored = scaled(scored, states, lambda st: whose_factor(whose, st.text, named), "whose")
         if intent.slots:  # "where does she live?": the slot's holders (core/slot_questions)
             slots = intent.slots
-            holders = when(lambda st: st.slot in slots, SLOT_LIFT)
+            holders = when(lambda st: st.slot in slots and holds_for(whose, st.text), SLOT_LIFT)
             scored = rescored(scored, states, holders, lifted, "slot")
         asked = query_key(query)  # negatives given on this very question (core/scoped_feedback)
         scored = scaled(

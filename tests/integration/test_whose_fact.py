@@ -1,0 +1,66 @@
+"""Whose fact a question asks for, through the broker with the defaults and the rule
+extractor: "where do I live?" answers with the speaker's home, not the sister's, though both
+hold the location slot and the sister's says more of the question's words; "what pet do I
+have?" with the speaker's cat, not the neighbour's dog; "where does my brother work?" with
+the brother's job (core/whose.py; the slot lift goes to the holder the question is about)."""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+
+import pytest
+
+from memstream.consumers.client import Memory
+from memstream.infra.settings import Settings
+from tests.harness import WorkerProcess, projected
+
+pytestmark = pytest.mark.integration
+
+SAID = [
+    "I live in Lisbon.",
+    "My sister lives in Berlin with her husband and two kids, she loves living there.",
+    "I work at Acme as a designer.",
+    "My brother works at Google in Zurich as an engineer.",
+    "I have a cat named Luna.",
+    "My neighbour has a dog named Rex.",
+]
+
+
+@pytest.fixture(scope="module")
+def namespace(settings: Settings, worker: WorkerProcess) -> str:
+    ns = f"whose-{int(time.time() * 1000) % 10**9}"
+    start = datetime(2024, 5, 1, 9, tzinfo=UTC)
+    with Memory(settings=settings) as mem:
+        mem.add(
+            [{"role": "user", "content": t, "speaker": "Maya"} for t in SAID],
+            namespace=ns,
+            run_id="s1",
+            occurred_at=start,
+        )
+        deadline = time.monotonic() + 60
+        while len(mem.get_all(namespace=ns)["results"]) < len(SAID):
+            assert time.monotonic() < deadline, mem.get_all(namespace=ns)
+            time.sleep(0.5)
+    projected(settings)
+    return ns
+
+
+@pytest.mark.parametrize(
+    ("question", "first", "other"),
+    [
+        ("Where do I live?", "Maya lives in Lisbon", "sister"),
+        ("What pet do I have?", "cat named Luna", "neighbour"),
+        ("Where does my brother work?", "brother works at Google", None),
+    ],
+)
+def test_the_fact_of_the_person_asked_about_answers_first(
+    settings: Settings, namespace: str, question: str, first: str, other: str | None
+) -> None:
+    with Memory(settings=settings) as mem:
+        found = mem.recall(question, namespace=namespace)
+    results = found["results"]
+    assert results and first in results[0]["text"], [r["text"] for r in results]
+    if other is not None:
+        (theirs,) = [r for r in results if other in r["text"]][:1]
+        assert theirs["explain"]["whose"] < 1.0, theirs["explain"]  # scaled, and said why
