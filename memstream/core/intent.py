@@ -30,6 +30,7 @@ from datetime import datetime
 from typing import Any, Final, Literal
 
 from memstream.core.advice import asks_for_advice
+from memstream.core.extract.gates import wordset
 from memstream.core.query_time import TimeRef, parse_time
 from memstream.core.replies import asks_about_replies
 from memstream.core.signals import scan
@@ -91,85 +92,13 @@ TIME_SHARE: Final = 0.15
 TIME_ONLY_SHARE: Final = 0.6
 # words of a question that ask about anything at all: a question of only these and a time
 # is about the time
-_ANYTHING: Final = frozenset(
-    [
-        "what",
-        "whats",
-        "did",
-        "do",
-        "does",
-        "done",
-        "doing",
-        "happen",
-        "happened",
-        "happening",
-        "go",
-        "going",
-        "went",
-        "on",
-        "up",
-        "to",
-        "i",
-        "we",
-        "you",
-        "me",
-        "us",
-        "my",
-        "our",
-        "anything",
-        "something",
-        "everything",
-        "stuff",
-        "things",
-        "thing",
-        "talk",
-        "talked",
-        "talking",
-        "discuss",
-        "discussed",
-        "say",
-        "said",
-        "tell",
-        "remind",
-        "about",
-        "get",
-        "got",
-        "was",
-        "were",
-        "is",
-        "are",
-        "the",
-        "a",
-        "an",
-        "in",
-        "at",
-        "of",
-        "and",
-        "or",
-        "any",
-        "there",
-        "been",
-        "have",
-        "has",
-        "had",
-        "during",
-        "around",
-        "since",
-        "before",
-        "after",
-        "from",
-        "between",
-        "when",
-        "all",
-        "with",
-        "early",
-        "late",
-        "mid",
-        "middle",
-        "beginning",
-        "end",
-        "start",
-    ]
+_ANYTHING: Final = wordset(
+    "what whats did do does done doing happen happened happening go going went on up "
+    "to i we you me us my our anything something everything stuff things thing talk "
+    "talked talking discuss discussed say said tell remind about get got was were is "
+    "are the a an in at of and or any there been have has had during around since "
+    "before after from between when all with early late mid middle beginning end "
+    "start"
 )
 _WORD = re.compile(r"[a-z]+(?:'[a-z]+)?")
 
