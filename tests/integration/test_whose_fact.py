@@ -13,7 +13,7 @@ import pytest
 
 from memstream.consumers.client import Memory
 from memstream.infra.settings import Settings
-from tests.harness import WorkerProcess, projected
+from tests.harness import WorkerProcess, memories_until, projected
 
 pytestmark = pytest.mark.integration
 
@@ -38,10 +38,8 @@ def namespace(settings: Settings, worker: WorkerProcess) -> str:
             run_id="s1",
             occurred_at=start,
         )
-        deadline = time.monotonic() + 60
-        while len(mem.get_all(namespace=ns)["results"]) < len(SAID):
-            assert time.monotonic() < deadline, mem.get_all(namespace=ns)
-            time.sleep(0.5)
+        rows = memories_until(mem, ns, lambda found: len(found) >= len(SAID), timeout=60)
+        assert len(rows) >= len(SAID), rows
     projected(settings)
     return ns
 
