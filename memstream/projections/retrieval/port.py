@@ -49,7 +49,8 @@ rank and score on the ``Hit``, which recall needs to explain its answers.
 Validity is the half-open interval ``[valid_from, valid_until)`` in epoch seconds; a
 missing bound is open. ``valid_at=t`` keeps points with ``valid_from <= t < valid_until``.
 ``said_from=a, said_until=b`` keeps points whose event time ``said_at`` is in ``[a, b)``
-(points written before the field existed have none and are left out until a replay).
+(a point without one is left out; the Qdrant projection names the field in its
+collection's recipe, so a store written before it is refilled from the log).
 
 Checkpoints (the last log offset applied, per partition; resume at ``offset + 1``) are
 stored *inside the collection* as vectorless points without a namespace, written with a
@@ -299,7 +300,7 @@ class Scope:
                 end is not None and end <= self.valid_at
             ):
                 return False
-        if self.said_from is not None or self.said_until is not None:
+        if self.said_span:
             said = raw.get("said_at")
             if said is None:
                 return False
