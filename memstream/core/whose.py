@@ -3,13 +3,19 @@ mom?" about the speaker's mother, "what does Amara's partner do?" about Amara's 
 
 Recall matched such questions by words, and a relative's memory says the same words:
 "Maya's sister lives in Berlin" ranked above "Maya lives in Lisbon" for "where do I live?"
-(both hold the location slot, both were lifted), "Maya is 34 years old" above "Maya's mom
-is 61" for "how old is my mom?", the neighbour's dog above the speaker's cat for "what pet
-do I have?". A memory whose text opens with someone's relative ("Maya's sister ...") is
-about that relative; when the question asks about another person (the speaker, or another
-relative), recall scales its score by ``FACTOR`` and does not lift it as the holder of the
-slot asked for. Memories about anyone else ("Tom lives in Paris") are left as they are:
-whose they are is not known.
+(both hold the location slot, both were lifted), the neighbour's dog above the speaker's
+cat for "what pet do I have?". A memory whose text opens with someone's relative ("Maya's
+sister ...") is about that relative; when the question asks about another person (the
+speaker, or another relative), recall scales its score by ``FACTOR`` (unless the memory
+says a name the question says: "... with Douglas" and "Maya's partner Douglas ...") and
+does not lift it as the holder of the slot asked for. Memories about anyone else ("Tom
+lives in Paris") are left as they are: whose they are is not known. The speaker's own
+memories are not scaled down for a question about a relative: the speaker tells the
+relative's story in their own words ("I'm worried about meeting my new mentor"), and
+scaling those that do not name the relative cost the own set 0.006 of recall@10 and BEAM
+dev 0.003; so "Maya is 34 years old" can still rank above "Maya's mom is 61 and lives in
+Porto" for "how old is my mom?". Own set @5 0.721 -> 0.727, own haystack @5 0.648 ->
+0.654, BEAM dev unchanged (``FACTOR`` 0.5 to 0.9 alike).
 
 Pure: patterns over the question and the memory's text.
 """
@@ -123,7 +129,5 @@ def factor(asked: Asked | None, text: str, names: Sequence[str] = ()) -> float:
     kin = about_kin(text)
     if kin == asked.kin or any(n in text for n in names):
         return 1.0
-    # the speaker's own memories stay as they are for a question about a relative: scaled
-    # down when they do not name the relative, they cost the own set 0.006 and BEAM dev
-    # 0.003 of recall@10 ("what did my mentor suggest?" is answered in the speaker's words)
+    # the speaker's own memories stay as they are for a question about a relative (above)
     return 1.0 if kin is None else FACTOR
