@@ -13,8 +13,9 @@ lives in Paris") are left as they are: whose they are is not known. The speaker'
 memories are not scaled down for a question about a relative: the speaker tells the
 relative's story in their own words ("I'm worried about meeting my new mentor"), and
 scaling those that do not name the relative cost the own set 0.006 of recall@10 and BEAM
-dev 0.003; so "Maya is 34 years old" can still rank above "Maya's mom is 61 and lives in
-Porto" for "how old is my mom?". Own set @5 0.721 -> 0.727, own haystack @5 0.648 ->
+dev 0.003. "How old is my mom?" is answered by the slot instead: "Maya's mom is 61 and
+lives in Porto" holds the mother's age (``core.extract.slots``) and only the holder asked
+about is lifted, so "Maya is 34 years old" comes after it. Own set @5 0.721 -> 0.727, own haystack @5 0.648 ->
 0.654, BEAM dev unchanged (``FACTOR`` 0.5 to 0.9 alike).
 
 Pure: patterns over the question and the memory's text.

@@ -2,7 +2,8 @@
 extractor: "where do I live?" answers with the speaker's home, not the sister's, though both
 hold the location slot and the sister's says more of the question's words; "what pet do I
 have?" with the speaker's cat, not the neighbour's dog; "where does my brother work?" with
-the brother's job (core/whose.py; the slot lift goes to the holder the question is about)."""
+the brother's job; "how old is my mom?" with the mother's age, not the speaker's (core/whose.py;
+the slot lift goes to the holder the question is about)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,8 @@ SAID = [
     "My brother works at Google in Zurich as an engineer.",
     "I have a cat named Luna.",
     "My neighbour has a dog named Rex.",
+    "I'm 34 years old.",
+    "My mom is 61 and lives in Porto.",
 ]
 
 
@@ -50,6 +53,9 @@ def namespace(settings: Settings, worker: WorkerProcess) -> str:
         ("Where do I live?", "Maya lives in Lisbon", "sister"),
         ("What pet do I have?", "cat named Luna", "neighbour"),
         ("Where does my brother work?", "brother works at Google", None),
+        # the mother's age holds the age slot with another clause after it; only her
+        # memory is lifted as its holder, not the speaker's own age
+        ("How old is my mom?", "mom is 61", None),
     ],
 )
 def test_the_fact_of_the_person_asked_about_answers_first(

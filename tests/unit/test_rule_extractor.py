@@ -541,6 +541,12 @@ def test_a_new_base_and_a_new_number_hold_their_slots() -> None:
         "maya",
         "phone",
     )
+    # an age with another clause after it ("my mom is 61 and lives in Porto")
+    assert detect_slot("Maya's mom is 61 and lives in Porto", "Maya", "maya") == (
+        "maya's mom",
+        "age",
+    )
+    assert detect_slot("Maya is 5 minutes late", "Maya", "maya") is None
     # a number that is no phone number holds no slot
     assert detect_slot("Maya's lucky number is 7", "Maya", "maya") is None
     assert detect_slot("Maya's number is 2 in the ranking", "Maya", "maya") is None

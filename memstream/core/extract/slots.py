@@ -64,7 +64,9 @@ _SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         (
             "age",
             _SUBJ
-            + r"(?:is|turned|just turned|will turn|turns) \d{1,3}(?: years old| years of age)?$",
+            + r"(?:is|turned|just turned|will turn|turns) \d{1,3}(?: years old| years of age)?"
+            # "my mom is 61 and lives in Porto": the age, then another clause
+            + r"(?:$|,? and\b|,)",
         ),
         ("age", _SUBJ.replace(r"\s+" + ADVERB + "*", "") + r"'s age is\b"),
         (
