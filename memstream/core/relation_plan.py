@@ -24,7 +24,7 @@ from memstream.core.relations import (
 )
 from memstream.core.replacement import replaced_values, replacement_proposals
 from memstream.core.replies import is_reply
-from memstream.core.restatement import restatement_proposals, says_change
+from memstream.core.restatement import restatement_proposals, restates
 from memstream.schemas.envelope import DEFAULT_LIMITS, Envelope, Limits, make_event
 from memstream.schemas.events import (
     MemoryCreated,
@@ -108,7 +108,8 @@ def _replacements(
     """``supersedes`` edges to what a change said in passing replaced (``core.replacement``)
     or a quantity that moved (``core.new_value``): among the memories naming the new one's
     entities and its nearest, oldest first."""
-    if not replaced_values(new.text) and not new_amounts(new.text) and not says_change(new.text):
+    replaced = replaced_values(new.text)
+    if not replaced and not new_amounts(new.text) and not restates(new):
         return []
     ids = {m for ms in naming.values() for m in ms} | set(near)
     ids.discard(new.memory_id)
@@ -120,7 +121,7 @@ def _replacements(
     found = [*replacement_proposals(new, known), *new_value_proposals(new, known)]
     # a state said again with a change, where no rule above names what changed; said
     # before it, not in the same turn ("moved to Porto" beside "lives in Porto")
-    if found or replaced_values(new.text):
+    if found or replaced:
         return found
     this = memory.states[new.memory_id]
     before = [

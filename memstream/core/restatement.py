@@ -78,6 +78,7 @@ _NEW = re.compile(
 )
 
 
+@functools.lru_cache(maxsize=1 << 14)  # every candidate is read again for each new memory
 def says_change(text: str) -> str | None:
     """The change cue ``text`` says ("now", "left", "new" ...), or None."""
     m = _CUES.search(text)
@@ -104,17 +105,23 @@ def _topic(text: str, subject: str | None) -> frozenset[str]:
     return frozenset(w for w in content_words(text) if w not in drop and not w.isdigit())
 
 
+def restates(new: NewMemory) -> bool:
+    """Whether ``new`` may restate an earlier state: a short statement saying a change
+    (the write plan reads its candidates only then)."""
+    return (
+        not new.asks
+        and says_change(new.text) is not None
+        and len(_topic(new.text, new.subject)) <= MAX_NEW_WORDS
+    )
+
+
 def restatement_proposals(new: NewMemory, earlier: Sequence[Known]) -> list[Proposal]:
     """``supersedes`` edges from ``new`` (a change) to the latest memories of ``earlier``
     (oldest first; the same speaker's, short statements, no change themselves) whose
     words it says again."""
-    if new.asks:
+    if not restates(new):
         return []
     cue = says_change(new.text)
-    if cue is None:
-        return []
-    if len(_topic(new.text, new.subject)) > MAX_NEW_WORDS:
-        return []
     # the change's words with its subject's: a thing's name ("standup") is what it is about
     said = _topic(new.text, None)
     # the words of the clauses that say the change: "..., and now I teach at X"

@@ -23,6 +23,7 @@ Pure: patterns over the question and the memory's text.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -105,6 +106,7 @@ def asked_about(query: str) -> Asked | None:
     return None
 
 
+@functools.lru_cache(maxsize=1 << 15)  # the same memories' texts, recall after recall
 def about_kin(text: str) -> str | None:
     """The relative a memory is about, by how it opens ("Maya's sister lives ..." ->
     "sister"), or None."""
