@@ -164,6 +164,31 @@ def memories_until(
         time.sleep(0.5)
 
 
+def remembered(
+    s: Settings,
+    prefix: str,
+    sessions: Sequence[tuple[datetime, Sequence[str]]],
+    speaker: str = "Maya",
+    timeout: float = 60.0,
+) -> str:
+    """A new namespace where ``speaker`` said each session's turns (one session each, at its
+    time), once every turn has a memory and every projection has applied the log."""
+    ns = f"{prefix}-{int(time.time() * 1000) % 10**9}"
+    said = sum(len(turns) for _at, turns in sessions)
+    with Memory(settings=s) as mem:
+        for i, (at, turns) in enumerate(sessions):
+            mem.add(
+                [{"role": "user", "content": t, "speaker": speaker} for t in turns],
+                namespace=ns,
+                run_id=f"s{i}",
+                occurred_at=at,
+            )
+        rows = memories_until(mem, ns, lambda found: len(found) >= said, timeout=timeout)
+        assert len(rows) >= said, rows
+    projected(s)
+    return ns
+
+
 def memstream(s: Settings, *args: str, timeout: float = 180) -> subprocess.CompletedProcess[str]:
     """Run ``memstream ARGS`` as a user would, against the settings' broker and data."""
     return subprocess.run(

@@ -7,14 +7,13 @@ memories said in the span the question names (a store search filtered by event t
 
 from __future__ import annotations
 
-import time
 from datetime import UTC, datetime
 
 import pytest
 
 from memstream.consumers.client import Memory
 from memstream.infra.settings import Settings
-from tests.harness import WorkerProcess, memories_until, projected
+from tests.harness import WorkerProcess, remembered
 
 pytestmark = pytest.mark.integration
 
@@ -33,19 +32,7 @@ ASKED_AT = "2024-04-27T12:00:00+00:00"  # a Saturday: last weekend is April 20-2
 
 @pytest.fixture(scope="module")
 def namespace(settings: Settings, worker: WorkerProcess) -> str:
-    ns = f"when-{int(time.time() * 1000) % 10**9}"
-    with Memory(settings=settings) as mem:
-        for i, (at, text) in enumerate(SAID):
-            mem.add(
-                [{"role": "user", "content": text, "speaker": "Maya"}],
-                namespace=ns,
-                run_id=f"s{i}",
-                occurred_at=at,
-            )
-        rows = memories_until(mem, ns, lambda found: len(found) >= len(SAID), timeout=60)
-        assert len(rows) >= len(SAID), rows
-    projected(settings)
-    return ns
+    return remembered(settings, "when", [(at, [text]) for at, text in SAID])
 
 
 @pytest.mark.parametrize(

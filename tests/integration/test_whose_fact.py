@@ -7,14 +7,13 @@ the slot lift goes to the holder the question is about)."""
 
 from __future__ import annotations
 
-import time
 from datetime import UTC, datetime
 
 import pytest
 
 from memstream.consumers.client import Memory
 from memstream.infra.settings import Settings
-from tests.harness import WorkerProcess, memories_until, projected
+from tests.harness import WorkerProcess, remembered
 
 pytestmark = pytest.mark.integration
 
@@ -32,19 +31,7 @@ SAID = [
 
 @pytest.fixture(scope="module")
 def namespace(settings: Settings, worker: WorkerProcess) -> str:
-    ns = f"whose-{int(time.time() * 1000) % 10**9}"
-    start = datetime(2024, 5, 1, 9, tzinfo=UTC)
-    with Memory(settings=settings) as mem:
-        mem.add(
-            [{"role": "user", "content": t, "speaker": "Maya"} for t in SAID],
-            namespace=ns,
-            run_id="s1",
-            occurred_at=start,
-        )
-        rows = memories_until(mem, ns, lambda found: len(found) >= len(SAID), timeout=60)
-        assert len(rows) >= len(SAID), rows
-    projected(settings)
-    return ns
+    return remembered(settings, "whose", [(datetime(2024, 5, 1, 9, tzinfo=UTC), SAID)])
 
 
 @pytest.mark.parametrize(
