@@ -45,12 +45,17 @@ _CHANGES: Final = (
         re.I,
     ),
     re.compile(rf"\bnow\s+(?:at\s+|rated\s+|is\s+|are\s+|(?:\w+\s+){{0,2}}?)?{_AMOUNT}", re.I),
+    # a habit said as it has been lately: "I've been sleeping eight hours a night"
+    re.compile(
+        r"\b(?:have|has|'ve|’ve)\s+been\s+[a-z]+ing\s+(?:about\s+|around\s+|roughly\s+)?" + _AMOUNT,
+        re.I,
+    ),
 )
 # numbers and dates say when or how much, not what
 _WORD_SET: Final = frozenset(w.casefold() for w in _WORDS) | content_words(
     " ".join((*MONTH_NAMES, *WEEKDAYS))
 )
-_CLAUSE = re.compile(r"[,;:]|\b(?:which|that|and|but|so)\b", re.I)
+_CLAUSE = re.compile(r"[,;:]|\b(?:which|that|and|but|so|because|since)\b", re.I)
 _ANY_AMOUNT = re.compile(rf"(?<![\w.]){_AMOUNT}", re.I)
 # words of the wording, not of what it is about
 _CHANGE_WORDS: Final = frozenset(

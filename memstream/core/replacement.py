@@ -46,7 +46,8 @@ _MARKERS: Final = (
     re.compile(r"\breplac(?:ed|ing)\s+(?P<old>[^,.;:!?()]{1,60}?)\s+with\s+" + _NEW, re.I),
     re.compile(
         r"\b(?:no\s+longer\s+(?:use|uses|using|want|wants|like|likes|do|does|plan\s+to)|"
-        r"dropped|ditched|gave\s+up\s+on|stopped\s+using)\s+" + _CUT + _END,
+        r"dropped|ditched|quit|gave\s+up(?:\s+on)?|stopped\s+using)\s+"
+        r"(?!(?:it|them|that|this)\b)" + _CUT + _END,
         re.I,
     ),
     # an activity ended: "no longer training for the half marathon", "stopped going to
@@ -55,6 +56,12 @@ _MARKERS: Final = (
         r"\b(?:no\s+longer|stopped)\s+(?!using\b)[a-z]+ing(?:\s+(?:for|on|at|in|to|with))?\s+"
         + _CUT
         + _END,
+        re.I,
+    ),
+    # taken off one thing and put on another: "got moved off billing onto the search team"
+    re.compile(
+        r"\b(?:mov|tak|pull|switch|transferr)(?:ed|en|ing)?\s+off\s+(?:of\s+)?"
+        r"(?P<old>[^,.;:!?()]{1,60}?)\s+(?:onto|to)\s+" + _NEW,
         re.I,
     ),
     # a thing given up: "sold the Civic and bought a Tesla", "cancelled Planet Fitness"

@@ -59,6 +59,7 @@ _NOT_TOPIC: Final = content_words(
     "changed upgraded resigned quit left moved migrated relocated finished closed down renamed "
     "promoted got raise started stopped ended broke up is are was were be been has have had "
     "get gets got go goes went use uses used make makes made want wants need needs like likes "
+    "work works worked working "
     "really actually just also still honestly since so others and "
     # what a speaker says around anything: attitudes, not states
     "kinda sort worried worry stressed excited sure unsure not trying try tries thinking think "
@@ -105,6 +106,11 @@ def _topic(text: str, subject: str | None) -> frozenset[str]:
     return frozenset(w for w in content_words(text) if w not in drop and not w.isdigit())
 
 
+def _owner(subject: str | None) -> str | None:
+    """Whose a subject is: "maya" of "maya's cat" (and of "maya")."""
+    return re.split(r"['’]s\b", subject, maxsplit=1)[0] if subject else subject
+
+
 def restates(new: NewMemory) -> bool:
     """Whether ``new`` may restate an earlier state: a short statement saying a change
     (the write plan reads its candidates only then)."""
@@ -139,7 +145,9 @@ def restatement_proposals(new: NewMemory, earlier: Sequence[Known]) -> list[Prop
         # after "my standup is at 9:30")
         if k.subject != new.subject and not (new.subject and new.subject in content_words(k.text)):
             continue
-        old = _topic(k.text, k.subject)
+        # what the old memory is about: its words but whose it is ("cat" in "Maya's cat's
+        # name is Mochi", whose subject is the cat)
+        old = _topic(k.text, _owner(k.subject))
         if not old or len(old) > MAX_OLD_WORDS:
             continue
         shared = old & said

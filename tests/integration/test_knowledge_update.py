@@ -238,7 +238,10 @@ def _edge_story(
         (new,) = [r for r in rows if marks[1] in r["memory"]]
         events = eventually(
             lambda: mem.history(old["id"], namespace=ns),
-            lambda found: any(e["type"] == "RelationAdded" for e in found),
+            lambda found: any(
+                e["type"] == "RelationAdded" and e["payload"]["memory_id"] == new["id"]
+                for e in found
+            ),
         )
         projected(settings)
         found = mem.recall(question, namespace=ns)
@@ -246,7 +249,9 @@ def _edge_story(
     (edge,) = [
         e["payload"]
         for e in events
-        if e["type"] == "RelationAdded" and e["payload"]["rule"] == rule
+        if e["type"] == "RelationAdded"
+        and e["payload"]["rule"] == rule
+        and e["payload"]["memory_id"] == new["id"]
     ]
     assert (edge["memory_id"], edge["target_id"], edge["relation"]) == (
         new["id"],
@@ -317,6 +322,41 @@ def _edge_story(
             {"cue": "new", "said": ["email"]},
             id="a state said again with a change",
         ),
+        pytest.param(
+            ("My cat's name is Mochi.", "We renamed the cat Biscuit, Mochi didn't suit her."),
+            ("name is Mochi", "Biscuit"),
+            "restatement",
+            "What is my cat's name?",
+            {"cue": "renamed", "said": ["cat", "mochi"]},
+            id="a thing of the speaker's renamed",
+        ),
+        pytest.param(
+            ("I work night shifts at the hospital.", "I'm on day shifts now, 7 to 3."),
+            ("night shifts", "day shifts"),
+            "restatement",
+            "What shifts does Maya work?",
+            {"cue": "now", "said": ["shift"]},
+            id="a state whose value is a word the old one said otherwise",
+        ),
+        pytest.param(
+            ("I sleep about six hours a night.", "I've been sleeping eight hours a night lately."),
+            ("six hours", "eight hours"),
+            "new_value",
+            "How much does Maya sleep?",
+            {"value": "eight hour"},
+            id="a habit said as it has been lately",
+        ),
+        pytest.param(
+            (
+                "I'm working on the billing service.",
+                "I got moved off billing onto the search team.",
+            ),
+            ("billing service", "search team"),
+            "replacement",
+            "What is Maya working on?",
+            {"replaced": "billing"},
+            id="taken off one thing and put on another",
+        ),
     ],
 )
 def test_a_change_answers_before_what_it_replaced(
@@ -347,3 +387,22 @@ def test_a_change_answers_before_what_it_replaced(
             "to": old["id"],
             "confidence": 0.8 if rule == "replacement" else 0.6,
         }
+
+
+def test_a_bare_instead_says_what_it_replaced(settings: Settings, worker: WorkerProcess) -> None:
+    """Tried as a new user would: "I stopped playing tennis; I swim instead" left the memory
+    "Maya swims instead", which says nothing of the sport it replaced, and "what sport do I
+    play?" answered tennis with the swimming fourth. The clause is read with the one before
+    it (core/extract/claims.py instead_of): "Maya swims instead of tennis", which
+    supersedes the tennis memory by the replacement rule and answers above it."""
+    old, new, edge, found = _edge_story(
+        settings,
+        ("I play tennis on weekends.", "I hurt my shoulder, I quit tennis. I swim instead."),
+        ("on weekends", "swims"),
+        "replacement",
+        "What sport does Maya play?",
+    )
+    assert new["memory"] == "Maya swims instead of tennis", new
+    assert edge["evidence"] == {"replaced": "tennis"}, edge
+    ids = [r["memory_id"] for r in found["results"]]
+    assert ids.index(new["id"]) < ids.index(old["id"]), [r["text"] for r in found["results"]]

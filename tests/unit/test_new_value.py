@@ -74,3 +74,18 @@ def test_a_question_states_no_new_value() -> None:
 def test_any_text_gives_amounts_with_a_unit_and_never_fails(text: str) -> None:
     for num, unit in new_amounts(text):
         assert num and unit
+
+
+def test_a_habit_said_as_it_has_been_lately_is_a_new_value() -> None:
+    """Tried as a new user would: after "I've been sleeping eight hours a night since I cut
+    caffeine", "how much do I sleep?" answered "six hours" first. The reason ("since ...")
+    is not what moved."""
+    earlier = [
+        Known("a", "Leo sleeps about six hours a night", "leo"),
+        Known("b", "Leo works eight hours a day", "leo"),
+    ]
+    new = _new("Leo has been sleeping eight hours a night since Leo cut caffeine")
+    assert [(p.target, p.evidence) for p in new_value_proposals(new, earlier)] == [
+        ("a", {"value": "eight hour"})
+    ]
+    assert new_amounts("Leo has been reading a lot") == []

@@ -141,3 +141,15 @@ def test_current_first_keeps_every_memory_once_and_each_change_before_its_old(
     for old, news in newer.items():
         if old in ids:
             assert all(placed.index(n) < placed.index(old) for n, _c in news)
+
+
+def test_quitting_and_being_moved_off_name_the_replaced_value() -> None:
+    assert replaced_values("Sam quit coffee") == ["coffee"]
+    assert replaced_values("Sam gave up meat for Lent") == ["meat"]
+    assert replaced_values("Sam quit it") == []  # a pronoun names nothing
+    assert replaced_values("Sam got moved off billing onto the search team") == ["billing"]
+    found = replacement_proposals(
+        _new("Sam got moved off billing onto the search team"),
+        [Known("a", "Sam is working on the billing service", "sam")],
+    )
+    assert [(p.target, p.evidence) for p in found] == [("a", {"replaced": "billing"})]

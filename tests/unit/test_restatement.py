@@ -143,3 +143,22 @@ def test_the_plan_writes_the_edge_to_an_earlier_turn_and_a_fold_rebuilds_it() ->
     for env in log:
         rebuilt.apply(env)
     assert rebuilt.states == memory.states and rebuilt.edges == memory.edges
+
+
+def test_a_thing_of_the_speakers_is_what_its_memory_is_about() -> None:
+    """Tried as a new user would: "we renamed the cat Biscuit" left "Maya's cat's name is
+    Mochi" first. The old memory's subject is the cat: only whose it is ("Maya") says
+    nothing of what it is about."""
+    earlier = [Known("a", "Maya's cat's name is Mochi", "maya's cat")]
+    new = _new("Maya and others renamed the cat Biscuit, Mochi didn't suit her")
+    (edge,) = restatement_proposals(new, earlier)
+    assert edge.target == "a" and edge.evidence == {"cue": "renamed", "said": ["cat", "mochi"]}
+
+
+def test_working_says_no_topic_so_the_thing_worked_is_what_a_memory_is_about() -> None:
+    earlier = [
+        Known("a", "Maya works night shifts at the hospital", "maya"),
+        Known("b", "Maya works with Ana", "maya"),
+    ]
+    (edge,) = restatement_proposals(_new("Maya is on day shifts now, 7 to 3"), earlier)
+    assert edge.target == "a" and edge.evidence == {"cue": "now", "said": ["shift"]}

@@ -31,6 +31,7 @@ from memstream.core.extract.self_description import self_descriptions
 from memstream.core.extract.sentences import split_claims
 from memstream.core.facts import TurnView
 from memstream.core.hashing import normalize
+from memstream.core.replacement import replaced_values
 from memstream.core.tokens import ENGLISH_STOPWORDS
 from memstream.schemas.events import Category
 
@@ -276,14 +277,34 @@ def _question_content(body: str) -> str | None:
     return None
 
 
-def user_claims(sentence: str, names: frozenset[str]) -> list[Claim]:
+# "I swim instead" at a clause's end: instead of what the clause before gave up
+_INSTEAD_END = re.compile(r"\binstead(?:\s+(?P<when>now|these days))?\W*$", re.I)
+
+
+def instead_of(body: str, before: str) -> str:
+    """``body`` with what it replaces said, when it ends in a bare "instead" and ``before``
+    (the clause or sentence before it) says what was given up: "I swim instead" after "I
+    stopped playing tennis" is "I swim instead of tennis" (alone it says nothing of the
+    sport it replaced, and no rule links it to the old memory)."""
+    m = _INSTEAD_END.search(body)
+    if m is None:
+        return body
+    values = replaced_values(before)
+    if not values:
+        return body
+    when = f"{m.group('when')} " if m.group("when") else ""
+    return f"{body[: m.start()]}{when}instead of {values[-1]}"
+
+
+def user_claims(sentence: str, names: frozenset[str], before: str = "") -> list[Claim]:
+    """The claims of a user's ``sentence``; ``before`` is the sentence said before it."""
     question = sentence.rstrip().rstrip("\"')").endswith("?")
     raw_claims = split_claims(sentence)
     # what the speaker says they are in passing ("As a nurse, I ...") is lost with the
     # phrase or the question around it: a claim of its own
     out = [Claim(sentence, role, _CONF_FIRST_PERSON) for role in self_descriptions(sentence)]
     for index, raw_claim in enumerate(raw_claims):
-        raw = _strip_tail(raw_claim)
+        raw = instead_of(_strip_tail(raw_claim), raw_claims[index - 1] if index else before)
         if raw.isupper() and sum(ch.isalpha() for ch in raw) > 3:
             raw = raw.lower()  # shouting: case carries no names here, and "I'M" breaks the rules
         body = _body(raw, names)

@@ -140,7 +140,11 @@ def _facts_of_turn(
         if fact is not None:
             facts.append(fact)
     for k, sentence in enumerate(sentences):
-        claims = user_claims(sentence, names) if person == "first" else assistant_claims(sentence)
+        claims = (
+            user_claims(sentence, names, sentences[k - 1] if k else "")
+            if person == "first"
+            else assistant_claims(sentence)
+        )
         for claim in claims:
             named_here = known
             if person == "first":
