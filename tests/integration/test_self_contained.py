@@ -3,7 +3,8 @@ extractor: two speakers over two dated sessions talk in pronouns ("He chewed thr
 charger", "Does she like it?" - "Loves it."), one shares a photo with a few words around
 it, one answers a question in three words ("Goalie, like his mother.") and confirms another
 asked before a remark ("Yes, by two years."), one picks one of two options just offered
-("Tacos, for sure."); the memories name who and what, carry their
+("Tacos, for sure."), one says where a cousin will work as "there" and a class's evening as
+"Thursday evenings"; the memories name who and what, carry their
 dates and the question a short answer answers, and the questions about them find them
 first."""
 
@@ -25,6 +26,7 @@ pytestmark = pytest.mark.integration
 
 MAY = datetime(2023, 5, 8, 18, tzinfo=UTC)  # a Monday
 JUNE = datetime(2023, 6, 20, 18, tzinfo=UTC)
+JULY = datetime(2023, 7, 18, 18, tzinfo=UTC)
 SESSIONS: list[tuple[str, datetime, list[tuple[str, str, dict[str, Any]]]]] = [
     (
         "s1",
@@ -57,6 +59,19 @@ SESSIONS: list[tuple[str, datetime, list[tuple[str, str, dict[str, Any]]]]] = [
             ("Melanie", "Tacos, for sure.", {}),
         ],
     ),
+    (
+        "s3",
+        JULY,
+        [
+            ("Caroline", "My cousin Noor is moving to Halifax in October.", {}),
+            ("Caroline", "She got a job teaching music at a school there.", {}),
+            (
+                "Melanie",
+                "Nice! I signed up for a pottery class, Thursday evenings for ten weeks.",
+                {},
+            ),
+        ],
+    ),
 ]
 # What the memories must say, and a question each must answer first.
 EXPECTED = {
@@ -64,6 +79,11 @@ EXPECTED = {
     "Which photo did Melanie share in May 2023?": "Melanie shared a photo of a sunset over a lake",
     "What does Ana bake every morning?": "Ana bakes sourdough every morning",
     "Does Ana like her job at the bakery?": "Ana loves the job at a bakery",
+    # "there" is the place said before it; a weekday that comes back is no date
+    "Where will Noor teach music?": "Noor got a job teaching music at a school in Halifax",
+    "On which evenings is Melanie's pottery class?": (
+        "Melanie signed up for a pottery class, Thursday evenings for ten weeks"
+    ),
 }
 # A short answer keeps the question it answers: cut alone it would say nothing; whom the
 # question's pronoun means stands beside the quote.

@@ -20,6 +20,7 @@ from memstream.core.extract.dates import undated
 from memstream.core.extract.gates import wordset
 from memstream.core.extract.mentions import Gender, Kind, Mention, mentions, relation_noun
 from memstream.core.extract.person import PAST_OR_FIXED
+from memstream.core.extract.there import there_named
 
 ASSISTANT = "the assistant"
 _TURNS_BACK = 3  # how many earlier turns a pronoun may reach
@@ -427,7 +428,7 @@ def resolve(
     ``after_assistant``: the claim opens a turn that answers the assistant ("This plan
     looks great" is about the assistant's plan)."""
     try:
-        return _resolve(body, session, where, speaker, after_assistant)
+        return there_named(_resolve(body, session, where, speaker, after_assistant), session, where)
     except (IndexError, ValueError):  # a bad index must never cost the claim
         return body
 

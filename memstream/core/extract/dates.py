@@ -241,10 +241,11 @@ _RELATIVE: tuple[tuple[re.Pattern[str], _Resolver], ...] = tuple(
         ),
         (
             # not a title's word: "The Thursday Murder Club", "the Friday Night Lights"; nor
-            # a day counted from another event: "the Saturday after her birthday"
+            # a day counted from another event: "the Saturday after her birthday"; nor a day
+            # that comes back: "Thursday evenings for ten weeks", "Saturday mornings"
             r"(?<!\bevery )\b(?:(?<!\bthe )|(?!\w+\s+(?:(?-i:[A-Z][a-z])|after\b|before\b)))"
             + _WD
-            + r"(?!s)",
+            + r"(?!s)(?!\s+(?:mornings|evenings|nights|afternoons)\b)",
             lambda m, d, f: _day(
                 (_weekday_after if f else _weekday_before)(d, WEEKDAYS.index(m.group("wd").lower()))
             ),

@@ -1,0 +1,63 @@
+"""A closing "there" names the place said before it (core/extract/there.py); a weekday that
+comes back ("Thursday evenings") is not resolved to one date (core/extract/dates.py)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from memstream.core.extract.coreference import Session, Where
+from memstream.core.extract.there import there_named
+from tests.unit.test_coreference import said
+
+
+@pytest.mark.parametrize(
+    ("lines", "expected"),
+    [
+        (
+            ("Amara: We're driving to Halifax on October 20. Noor got a job at a school there.",),
+            "Noor got a job at a school in Halifax",
+        ),
+        (("Sam: My brother moved to Denver.", "Sam: I might move there too."),
+         "Sam might move to Denver too"),
+        # the nearest place: the later of two in one sentence
+        (("Sam: We flew from Lisbon to Porto. We rented a flat there.",),
+         "Sam and others rented a flat in Porto"),
+    ],
+)  # fmt: skip
+def test_there_is_the_place_said_before(lines: tuple[str, ...], expected: str) -> None:
+    assert expected in said(*lines), said(*lines)
+
+
+@pytest.mark.parametrize(
+    ("lines", "kept"),
+    [
+        (("Sam: I'll be there at 5.",), "Sam will be there at 5"),  # no place said
+        (("Sam: We moved to Denver. I put the box over there.",), "Sam put the box over there"),
+        # a place two turns back is not what "there" means
+        (("Sam: I grew up in Ohio.", "Ana: Nice.", "Sam: Cool.", "Ana: I work at a bakery there."),
+         "Ana works at a bakery there"),
+    ],
+)  # fmt: skip
+def test_there_stays_when_no_place_fits(lines: tuple[str, ...], kept: str) -> None:
+    assert kept in said(*lines), said(*lines)
+
+
+def test_a_weekday_that_comes_back_is_no_date() -> None:
+    texts = said(
+        "Lena: I signed up for a wheel-throwing class, Thursday evenings for ten weeks.",
+        "Lena: Rosa starts tennis on Saturday mornings.",
+        "Lena: I'm seeing the dentist on Thursday.",
+    )
+    assert "Lena signed up for a wheel-throwing class, Thursday evenings for ten weeks" in texts
+    assert any("Saturday mornings" in t for t in texts), texts
+    assert not any("Thursday" in t for t in texts if "dentist" in t), texts  # one day: a date
+
+
+@given(st.text(max_size=80))
+def test_any_claim_is_kept_or_ends_in_a_place(body: str) -> None:
+    session = Session()
+    session.add_turn("Sam", ["We moved to Denver.", body])
+    out = there_named(body, session, Where(1))
+    assert out == body or (out.startswith(body[: body.lower().rfind(" there")]) and "Denver" in out)
