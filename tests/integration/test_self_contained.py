@@ -3,8 +3,8 @@ extractor: two speakers over two dated sessions talk in pronouns ("He chewed thr
 charger", "Does she like it?" - "Loves it."), one shares a photo with a few words around
 it, one answers a question in three words ("Goalie, like his mother.") and confirms another
 asked before a remark ("Yes, by two years."), one picks one of two options just offered
-("Tacos, for sure."), one says where a cousin will work as "there" and a class's evening as
-"Thursday evenings"; the memories name who and what, carry their
+("Tacos, for sure."), one says where a cousin will work as "there", a class's evening as
+"Thursday evenings" and a race's time in a fragment after "I finished!"; the memories name who and what, carry their
 dates and the question a short answer answers, and the questions about them find them
 first."""
 
@@ -70,6 +70,7 @@ SESSIONS: list[tuple[str, datetime, list[tuple[str, str, dict[str, Any]]]]] = [
                 "Nice! I signed up for a pottery class, Thursday evenings for ten weeks.",
                 {},
             ),
+            ("Melanie", "And I finished my first 10k! 58 minutes in Portland on Sunday.", {}),
         ],
     ),
 ]
@@ -84,6 +85,8 @@ EXPECTED = {
     "On which evenings is Melanie's pottery class?": (
         "Melanie signed up for a pottery class, Thursday evenings for ten weeks"
     ),
+    # a fragment is dated as its turn: the Sunday before, not the one ahead
+    "What was Melanie's time in Portland in July 2023?": "58 minutes in Portland on 16 July 2023",
 }
 # A short answer keeps the question it answers: cut alone it would say nothing; whom the
 # question's pronoun means stands beside the quote.

@@ -61,3 +61,24 @@ def test_any_claim_is_kept_or_ends_in_a_place(body: str) -> None:
     session.add_turn("Sam", ["We moved to Denver.", body])
     out = there_named(body, session, Where(1))
     assert out == body or (out.startswith(body[: body.lower().rfind(" there")]) and "Denver" in out)
+
+
+def test_there_reaches_the_speakers_turn_before_the_question_between() -> None:
+    texts = said(
+        "Owen: We were going to drive to Tucson on December 1 for the winter.",
+        "Ana: Does that change your plans?",
+        "Owen: We'll aim for February 20. Ruth's sister has a place there.",
+    )
+    assert "Ruth's sister has a place in Tucson" in texts, texts
+
+
+def test_a_fragment_without_a_tense_is_dated_as_its_turn() -> None:
+    """Tried as a new user would: "I finished! 2 hours 41 minutes in Boulder on Sunday."
+    dated the race the Sunday ahead (the fragment has no past tense of its own) while the
+    quoted answer dated it the Sunday before."""
+    texts = said(  # T0 is Wednesday 8 May 2024
+        "Felix: I finished! 2 hours 41 minutes in Boulder on Sunday.",
+        "Felix: Big race coming up. 10k in Denver on Sunday.",
+    )
+    assert "2 hours 41 minutes in Boulder on 5 May 2024" in texts, texts
+    assert "10k in Denver on 12 May 2024" in texts, texts

@@ -408,6 +408,11 @@ _DURATION_AT = len(_DATE_PATTERNS)  # the index of the duration gate
 _BRACKETED = re.compile(f"({_OPEN}[^{_CLOSE}]*{_CLOSE})")
 
 
+def _turn_ahead(turn: str) -> bool:
+    """Whether a turn speaks of what lies ahead: it says so, or it says nothing past."""
+    return bool(_FUTURE.search(turn)) or not _PAST.search(turn)
+
+
 def resolve_dates(text: str, occurred_at: datetime, *, gated: bool = True) -> Dated:
     """Rewrite relative dates to absolute ones and derive validity bounds.
 
@@ -421,8 +426,22 @@ def resolve_dates(text: str, occurred_at: datetime, *, gated: bool = True) -> Da
     return resolve_dates_worded(text, occurred_at, words_of(text) if gated else None)
 
 
-def resolve_dates_worded(text: str, occurred_at: datetime, words: frozenset[str] | None) -> Dated:
-    """resolve_dates, gated on the ``words`` of ``text``, or not gated if None."""
+# words that make a clause a statement with a tense: a claim with none of them and no "-ing"
+# ("2 hours 41 minutes in Boulder on Sunday") is a fragment, dated as its turn is
+_TENSED = wordset("""i we you he she they it is are am was were be been being will shall
+    would should could can may might must have has had do does did going gonna wanna 'll""")
+
+
+def _verbless(words: frozenset[str]) -> bool:
+    return _TENSED.isdisjoint(words) and not any(w.endswith("ing") for w in words)
+
+
+def resolve_dates_worded(
+    text: str, occurred_at: datetime, words: frozenset[str] | None, turn: str = ""
+) -> Dated:
+    """resolve_dates, gated on the ``words`` of ``text``, or not gated if None. ``turn``:
+    the whole turn, whose tense dates a fragment of it that has none ("I finished! 2 hours
+    41 minutes in Boulder on Sunday": the Sunday before, not the one ahead)."""
     gated = words is not None
     if words is None:
         words = frozenset()
@@ -440,13 +459,18 @@ def resolve_dates_worded(text: str, occurred_at: datetime, words: frozenset[str]
         if tense:
             return tense[0]
         if not gated:
-            tense.append(bool(_FUTURE.search(text)) or not _PAST.search(text))
+            ahead, past = bool(_FUTURE.search(text)), bool(_PAST.search(text))
+            if not (ahead or past) and turn and _verbless(words_of(text)):
+                return _turn_ahead(turn)
+            tense.append(ahead or not past)
             return tense[0]
         ahead = not _FUTURE_WORDS.isdisjoint(words) or (
             any(g.admits(words, text) for g in _FUTURE_GATES) and _FUTURE_ANY.found(text)
         )
         # a past-tense word is a match of _PAST's first half; else only "-ed" can match
         past = not _PAST_WORDS.isdisjoint(words) or ("ed" in fold(text) and _PAST_ED.found(text))
+        if not (ahead or past) and turn and _verbless(words):
+            return _turn_ahead(turn)
         tense.append(ahead or not past)
         return tense[0]
 

@@ -330,7 +330,7 @@ def _fact_of_claim(
     rewritten = third_person(body, name, person, body_words)
     rewritten_words = body_words if rewritten == body else words_of(rewritten)
     dated = resolve_dates_worded(
-        rewritten, turn.occurred_at, rewritten_words if date_gates else None
+        rewritten, turn.occurred_at, rewritten_words if date_gates else None, turn.text
     )
     pieces = dated.text.split()  # capitalising the first letter splits it no differently
     text = _capitalize(" ".join(pieces))

@@ -20,8 +20,10 @@ from memstream.core.extract.mentions import mentions
 if TYPE_CHECKING:
     from memstream.core.extract.coreference import Session, Where
 
-#: sentences back a "there" may reach (within this turn and the one before)
-SENTENCES_BACK: Final = 4
+#: sentences back a "there" may reach
+SENTENCES_BACK: Final = 6
+#: turns back: its own turn, the one it answers, the speaker's turn before that
+TURNS_BACK: Final = 2
 
 _THERE = re.compile(
     r"(?<=\w )(?P<prev>[\w'’]+) there(?P<tail>\s+(?:too|as well|now|soon|someday|again))?"
@@ -57,7 +59,7 @@ def _nearest_place(session: Session, where: Where) -> str | None:
     turn = session.said[where.index].turn
     for i in range(where.index - 1, max(-1, where.index - 1 - SENTENCES_BACK), -1):
         said = session.said[i]
-        if turn - said.turn > 1:
+        if turn - said.turn > TURNS_BACK:
             break
         found = [x for x in session.mentions_of(i) if x.kind == "place"]
         if found:
