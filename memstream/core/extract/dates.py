@@ -10,7 +10,16 @@ from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 
 from memstream.core.calendar_words import MONTH_NAMES, MONTH_NUMBERS, NUMBER_WORDS, WEEKDAYS
-from memstream.core.extract.gates import Caseless, Gate, Gates, fold, gate, words_of, wordset
+from memstream.core.extract.gates import (
+    Caseless,
+    Gate,
+    Gates,
+    fold,
+    gate,
+    verbless,
+    words_of,
+    wordset,
+)
 from memstream.core.extract.person import PAST_OR_FIXED
 
 # --- dates ------------------------------------------------------------------------------
@@ -426,16 +435,6 @@ def resolve_dates(text: str, occurred_at: datetime, *, gated: bool = True) -> Da
     return resolve_dates_worded(text, occurred_at, words_of(text) if gated else None)
 
 
-# words that make a clause a statement with a tense: a claim with none of them and no "-ing"
-# ("2 hours 41 minutes in Boulder on Sunday") is a fragment, dated as its turn is
-_TENSED = wordset("""i we you he she they it is are am was were be been being will shall
-    would should could can may might must have has had do does did going gonna wanna 'll""")
-
-
-def _verbless(words: frozenset[str]) -> bool:
-    return _TENSED.isdisjoint(words) and not any(w.endswith("ing") for w in words)
-
-
 def resolve_dates_worded(
     text: str, occurred_at: datetime, words: frozenset[str] | None, turn: str = ""
 ) -> Dated:
@@ -460,7 +459,7 @@ def resolve_dates_worded(
             return tense[0]
         if not gated:
             ahead, past = bool(_FUTURE.search(text)), bool(_PAST.search(text))
-            if not (ahead or past) and turn and _verbless(words_of(text)):
+            if not (ahead or past) and turn and verbless(words_of(text)):
                 return _turn_ahead(turn)
             tense.append(ahead or not past)
             return tense[0]
@@ -469,7 +468,7 @@ def resolve_dates_worded(
         )
         # a past-tense word is a match of _PAST's first half; else only "-ed" can match
         past = not _PAST_WORDS.isdisjoint(words) or ("ed" in fold(text) and _PAST_ED.found(text))
-        if not (ahead or past) and turn and _verbless(words):
+        if not (ahead or past) and turn and verbless(words):
             return _turn_ahead(turn)
         tense.append(ahead or not past)
         return tense[0]

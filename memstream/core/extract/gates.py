@@ -38,6 +38,18 @@ def fold(text: str) -> str:
     return text.lower() if text.isascii() else text.translate(_ASCII_FOLD).lower()
 
 
+# words that make a clause a statement with a tense: a text with none of them and no "-ing"
+# ("2 hours 41 minutes in Boulder on Sunday", "Laziest athlete alive") is a fragment
+_TENSED = wordset("""i we you he she they it is are am was were be been being will shall
+    would should could can may might must have has had do does did going gonna wanna don doesn
+    didn isn aren wasn weren won wouldn couldn shouldn cannot""")
+
+
+def verbless(words: frozenset[str]) -> bool:
+    """Whether text of these ``words_of`` words says no subject, auxiliary or "-ing"."""
+    return _TENSED.isdisjoint(words) and not any(w.endswith("ing") for w in words)
+
+
 HAS_DIGIT = "\\d"  # among the words of a text with a digit (no word can be this)
 _WORD_LETTERS = b" _abcdefghijklmnopqrstuvwxyz"
 
