@@ -92,6 +92,21 @@ JOBS: Final = (
     "driver barista professor tutor coach"
 )
 _DRINKS: Final = "coffee tea espresso latte beer wine whiskey cocktail juice soda kombucha"
+_MEDICATIONS: Final = (
+    "metformin insulin ibuprofen aspirin Tylenol acetaminophen Advil antibiotics amoxicillin "
+    "antidepressant antidepressants inhaler statin statins lisinopril levothyroxine sertraline "
+    "Zoloft Prozac Lexapro Adderall Ritalin melatonin vitamin vitamins supplements "
+    "antihistamine Zyrtec Claritin prednisone"
+)
+_CONDITIONS: Final = (
+    "diabetes asthma allergy allergies allergic arthritis hypertension migraine migraines "
+    "depression anxiety ADHD autism cancer eczema celiac IBS insomnia epilepsy "
+    "diagnosed"
+)
+_PHONES: Final = "iPhone Pixel Samsung Galaxy Android OnePlus Motorola Nokia Xiaomi"
+_EDITORS: Final = "VS Code VSCode Vim Neovim Emacs IntelliJ PyCharm Sublime Xcode Cursor Zed"
+_BROWSERS: Final = "Chrome Firefox Safari Edge Brave Arc Opera Vivaldi"
+_PASSWORD_MANAGERS: Final = "1Password LastPass Bitwarden Dashlane Keeper KeePass"
 _KINDS: Final[dict[str, str]] = {
     "language": _LANGUAGES,
     "languages": _LANGUAGES,
@@ -127,11 +142,38 @@ _KINDS: Final[dict[str, str]] = {
     "drink": _DRINKS,
     "drinks": _DRINKS,
     "beverage": _DRINKS,
+    "medication": _MEDICATIONS,
+    "medications": _MEDICATIONS,
+    "medicine": _MEDICATIONS,
+    "medicines": _MEDICATIONS,
+    "meds": _MEDICATIONS,
+    "pills": _MEDICATIONS,
+    "condition": _CONDITIONS,
+    "conditions": _CONDITIONS,
+    "illness": _CONDITIONS,
+    "illnesses": _CONDITIONS,
+    "diagnosis": _CONDITIONS,
+    "phone": _PHONES,
+    "editor": _EDITORS,
+    "code editor": _EDITORS,
+    "ide": _EDITORS,
+    "browser": _BROWSERS,
+    "password manager": _PASSWORD_MANAGERS,
     "music": _GENRES,
     "kind of books": _GENRES,
     "kinds of books": _GENRES,
     "kind of movies": _GENRES,
     "kinds of movies": _GENRES,
+}
+#: kinds of which a person keeps one at a time, so naming another with a change ("upgraded
+#: to a Pixel" after "I use an iPhone") replaces the one named before (core/same_kind.py)
+ONE_AT_A_TIME: Final[dict[str, str]] = {
+    "phone": _PHONES,
+    "editor": _EDITORS,
+    "browser": _BROWSERS,
+    "password manager": _PASSWORD_MANAGERS,
+    "car": _VEHICLES,
+    "drink": _DRINKS,
 }
 # any kind of the table, the longest first ("kind of dog" before "dog")
 _KIND: Final = (

@@ -24,7 +24,8 @@ from memstream.core.relations import (
 )
 from memstream.core.replacement import replaced_values, replacement_proposals
 from memstream.core.replies import is_reply
-from memstream.core.restatement import restatement_proposals, restates
+from memstream.core.restatement import restatement_proposals, restates, says_change
+from memstream.core.same_kind import others_of, same_kind_proposals
 from memstream.schemas.envelope import DEFAULT_LIMITS, Envelope, Limits, make_event
 from memstream.schemas.events import (
     MemoryCreated,
@@ -109,9 +110,12 @@ def _replacements(
     or a quantity that moved (``core.new_value``): among the memories naming the new one's
     entities and its nearest, oldest first."""
     replaced = replaced_values(new.text)
-    if not replaced and not new_amounts(new.text) and not restates(new):
+    # another of a kind kept one at a time ("upgraded to a Pixel"), said as a change
+    others = others_of(new.text) if says_change(new.text) else []
+    if not replaced and not new_amounts(new.text) and not restates(new) and not others:
         return []
     ids = {m for ms in naming.values() for m in ms} | set(near)
+    ids.update(m for name in others for m in memory.naming(name))
     ids.discard(new.memory_id)
     earlier = sorted(
         (m for m in ids if m in memory.states and memory.states[m].active),
@@ -119,10 +123,11 @@ def _replacements(
     )
     known = [_known(memory, m) for m in earlier]
     found = [*replacement_proposals(new, known), *new_value_proposals(new, known)]
-    # a state said again with a change, where no rule above names what changed; said
-    # before it, not in the same turn ("moved to Porto" beside "lives in Porto")
     if found or replaced:
         return found
+    # another of the kind, or a state said again with a change, where no rule above names
+    # what changed; said before it, not in the same turn ("moved to Porto" beside "lives
+    # in Porto")
     this = memory.states[new.memory_id]
     before = [
         k
@@ -130,7 +135,7 @@ def _replacements(
         if memory.states[k.memory_id].created_at < this.created_at
         and not set(memory.states[k.memory_id].source_turn_ids) & set(this.source_turn_ids)
     ]
-    return restatement_proposals(new, before)
+    return same_kind_proposals(new, before) or restatement_proposals(new, before)
 
 
 def declared_cause(cause: str, effect: str, extraction: Any) -> Proposal:

@@ -357,6 +357,14 @@ def _edge_story(
             {"replaced": "billing"},
             id="taken off one thing and put on another",
         ),
+        pytest.param(
+            ("I use an iPhone 12.", "I upgraded to a Pixel 8 last week, loving it."),
+            ("iPhone 12", "Pixel 8"),
+            "same_kind",
+            "What phone do I use?",
+            {"kind": "phone", "was": "iphone", "now": "pixel"},
+            id="another of a kind kept one at a time",
+        ),
     ],
 )
 def test_a_change_answers_before_what_it_replaced(
@@ -379,7 +387,7 @@ def test_a_change_answers_before_what_it_replaced(
     assert edge["evidence"] == evidence, edge
     ids = [r["memory_id"] for r in found["results"]]
     assert ids[:2] == [new["id"], old["id"]], [r["text"] for r in found["results"]]
-    if rule in ("replacement", "restatement"):
+    if rule in ("replacement", "restatement", "same_kind"):
         (hop,) = found["results"][0]["explain"]["graph"]["path"]
         assert hop == {
             "from": new["id"],

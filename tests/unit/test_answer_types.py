@@ -66,3 +66,18 @@ def test_a_kind_not_asked_for_is_left_alone() -> None:
 def test_the_question_is_kept_whole(text: str) -> None:
     searched = instances_query(text)
     assert searched is None or (len(searched) > len(text) and searched.endswith(text[-5:]))
+
+
+def test_everyday_kinds_of_tools_and_health_are_asked_for() -> None:
+    """Tried as a new user would: "what medication am I on?" ranked "I take metformin for
+    diabetes" third, "which editor do I use?" missed "I mostly code in Neovim"."""
+    for question, instance in [
+        ("What medication am I on?", "metformin"),
+        ("What health conditions do I have?", "diabetes"),
+        ("Which editor do I use?", "Neovim"),
+        ("What phone do I use?", "Pixel"),
+        ("Which password manager do I use?", "Bitwarden"),
+        ("Which browser does Sam like?", "Firefox"),
+    ]:
+        searched = instances_query(question)
+        assert searched is not None and instance in searched, question

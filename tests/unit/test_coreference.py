@@ -352,3 +352,11 @@ def test_a_length_after_a_thing_in_the_same_sentence_is_that_things() -> None:
     )
     assert "Tara's instrument rating is six months of ground school" in texts, texts
     assert "It's only three hours" in said("Tara: It's only three hours.")
+
+
+def test_a_time_opened_by_this_or_these_is_no_thing_pointed_back_to() -> None:
+    """Tried as a new user would: "These days I mostly code in Neovim" was "The days Maya
+    mostly codes in Neovim"."""
+    texts = said("Sam: These days I mostly code in Neovim.", "Sam: That summer we moved to Oslo.")
+    assert "These days Sam mostly codes in Neovim" in texts, texts
+    assert any(t.startswith("That summer Sam") for t in texts), texts

@@ -368,6 +368,10 @@ _AFTER_PRONOUN = wordset("""is was are were has had have does did do will would 
     makes made helps helped means meant works worked gives gave shows showed fits fit gets got
     goes went sucks rocks definitely really just also totally actually still probably
     honestly kind kinda sort""")
+# "these days", "this morning", "that summer": a time, not a thing pointed back to
+_TIME_NOUNS = wordset("""day days week weeks weekend weekends morning mornings afternoon evening
+    evenings night nights month months year years summer winter spring fall autumn season
+    semester time times moment""")
 _SUBJECTLESS_S = wordset("""loves likes hates wants needs says thinks works lives goes has does
     enjoys prefers misses keeps gets makes plays sleeps eats runs""")
 _ASKED_ABOUT = re.compile(
@@ -551,7 +555,11 @@ def _opening(body: str, session: Session, where: Where, speaker: str, after_assi
     if timed or (_CLEFT.match(body) and not after_assistant):
         return body  # "It's only three hours", "That's why": no thing meant
     dem = _DEMONSTRATIVE_NOUN.match(body)
-    if dem and dem.group("noun").lower() not in _AFTER_PRONOUN:
+    if (
+        dem
+        and dem.group("noun").lower() not in _AFTER_PRONOUN
+        and dem.group("noun").lower() not in _TIME_NOUNS
+    ):
         rest = body[dem.end() :]
         if dem.group("noun").lower() == "one":
             return _one(body, dem, session, where, speaker)
