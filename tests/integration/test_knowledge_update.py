@@ -414,3 +414,39 @@ def test_a_bare_instead_says_what_it_replaced(settings: Settings, worker: Worker
     assert edge["evidence"] == {"replaced": "tennis"}, edge
     ids = [r["memory_id"] for r in found["results"]]
     assert ids.index(new["id"]) < ids.index(old["id"]), [r["text"] for r in found["results"]]
+
+
+def test_a_home_taken_where_one_moved_supersedes_the_old_home(
+    settings: Settings, worker: WorkerProcess
+) -> None:
+    """Tried as a new user would: after "we bought a house in Richmond and moved in last
+    weekend", "where do we live?" answered "live in a flat in Camden" first. A home taken
+    where one moves is the residence slot (core/extract/slots.py): "Maya and others live
+    in Richmond" supersedes the flat in Camden, the evidence in the event."""
+    ns = f"ku-home-{int(time.time() * 1000) % 10**9}"
+    with Memory(settings=settings) as mem:
+        for session, at, text in (
+            ("s1", JANUARY, "We live in a flat in Camden."),
+            ("s2", MARCH, "We bought a house in Richmond and moved in last weekend."),
+        ):
+            mem.add(
+                [{"role": "user", "content": text, "speaker": "Maya"}],
+                namespace=ns,
+                run_id=session,
+                occurred_at=at,
+            )
+        rows = eventually(
+            lambda: mem.get_all(namespace=ns)["results"],
+            lambda found: any(r["memory"] == "Maya and others live in Richmond" for r in found),
+        )
+        (old,) = [r for r in rows if "Camden" in r["memory"]]
+        events = eventually(
+            lambda: mem.history(old["id"], namespace=ns),
+            lambda found: any(e["type"] == "MemorySuperseded" for e in found),
+        )
+        (ended,) = [e for e in events if e["type"] == "MemorySuperseded"]
+        assert ended["payload"]["reason"] == "contradiction", ended
+        projected(settings)
+        found = mem.recall("Where do we live?", namespace=ns)
+    top = [r["text"] for r in found["results"]]
+    assert top and top[0] == "Maya and others live in Richmond", top

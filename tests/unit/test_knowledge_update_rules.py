@@ -74,6 +74,15 @@ def test_a_move_keeps_the_event_beside_the_state() -> None:
     assert state.valid_from == event.valid_from == datetime(2024, 2, 1, tzinfo=UTC)
 
 
+def test_a_home_taken_where_one_moves_is_where_one_lives() -> None:
+    found = facts("We bought a house in Richmond and moved in last weekend.")
+    assert (found[0].text, found[0].slot) == ("Maya and others live in Richmond", "location")
+    found = facts("Sam and I signed a lease on a bigger apartment in Berkeley. We move August 1.")
+    assert [f.slot for f in found] == [None, None]  # the move is in another sentence
+    # a house bought where nobody moves is no home of the speaker's
+    assert [f.slot for f in facts("We bought a house in Richmond to rent out.")] == [None]
+
+
 def test_a_plan_to_move_is_no_state_yet() -> None:
     assert [f.text for f in facts("I will move to Porto next month.")] == [
         "Maya will move to Porto in April 2024"

@@ -25,6 +25,12 @@ _SUBJ = (
     r"(?P<subj>" + _NAME + r"?)(?:'s (?:(?:older|younger|little|big|best|new|old) )?"
     r"(?P<rel>" + _RELATIONS + r"))?(?P<group> and others)?\s+" + ADVERB + r"*"
 )
+# a home taken: "bought a house in", "signed a lease on a bigger apartment in"
+_HOME_TAKEN = (
+    r"(?:bought|purchased|rented|found|got|closed on|signed a lease (?:on|for)) "
+    r"(?:a|an|our|my|the|their|his|her) (?:[\w-]+ )?"
+    r"(?:house|home|flat|apartment|condo|place|townhouse|cottage|two-bedroom|one-bedroom) (?:in|at)"
+)
 JOBS = (
     r"engineer|developer|programmer|designer|manager|teacher|nurse|doctor|physician|lawyer|attorney|scientist|"
     r"analyst|student|consultant|writer|author|artist|painter|musician|counselor|counsellor|therapist|architect|"
@@ -99,6 +105,11 @@ _SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"settled|is settling|does not live|no longer lives)(?: back| away)?"
             # "moved from Lisbon to Porto": the new place is the value (a tech name is a switch)
             r"(?: from (?!(?:" + TECH_RE + r")\b)[^,;]{1,40}?)? (?:in|to|at|into)\b",
+        ),
+        (
+            # a home taken where one moves: "we bought a house in Richmond and moved in"
+            "location",
+            _SUBJ + r"(?=.*\bmov(?:ed|ing|e)\b)" + _HOME_TAKEN,
         ),
         (
             "origin",
@@ -258,6 +269,7 @@ _SLOT_GATES = Gates(
             "live|lives|lived|living|moved|relocated|based|located|reside|resides|resided|"
             "staying|moving|move|relocating|settled|settling"
         ),
+        gate("moved|moving|move"),
         gate("from"),
         gate("grew up in"),
         gate("married|single|divorced|engaged|widowed|separated"),
@@ -375,6 +387,11 @@ def detect_slot_worded(
     return None
 
 
+_HOME_IN = re.compile(
+    r"^(?P<subj>.+?) (?:have |has |had )?(?:just |recently |finally )?" + _HOME_TAKEN + r" "
+    r"(?P<place>(?-i:[A-Z])[\w.'’-]*(?: (?-i:[A-Z])[\w.'’-]*)*)(?=.*\bmov(?:ed|ing|e)\b)",
+    re.I,
+)
 _MOVED = re.compile(
     r"^(?P<subj>.+?) (?:has |had )?(?:just |recently |finally |now )?(?:moved|relocated)"
     r"(?: back| away)?(?: from (?P<from>.+?))? (?:to|into) "
@@ -400,7 +417,7 @@ def restated(text: str, slot: str | None) -> str | None:
     new job at Initech") -> "Maya works at Initech", so that "where do I live?" meets the answer in its words and the new
     value stands alone in its slot (the old one is in the event, said as it was)."""
     if slot == "location":
-        m = _MOVED.match(text)
+        m = _MOVED.match(text) or _HOME_IN.match(text)
         if m:
             verb = "live" if m.group("subj").endswith(" others") else "lives"
             return f"{m.group('subj')} {verb} in {m.group('place')}"
