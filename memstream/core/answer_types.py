@@ -107,6 +107,10 @@ _PHONES: Final = "iPhone Pixel Samsung Galaxy Android OnePlus Motorola Nokia Xia
 _EDITORS: Final = "VS Code VSCode Vim Neovim Emacs IntelliJ PyCharm Sublime Xcode Cursor Zed"
 _BROWSERS: Final = "Chrome Firefox Safari Edge Brave Arc Opera Vivaldi"
 _PASSWORD_MANAGERS: Final = "1Password LastPass Bitwarden Dashlane Keeper KeePass"
+_PROGRAMMING_LANGUAGES: Final = (
+    "Python JavaScript TypeScript Go Golang Rust Java Kotlin Swift Ruby PHP Scala Haskell "
+    "Elixir Erlang Clojure Dart Julia Perl Lua OCaml Zig C++ C#"
+)
 _KINDS: Final[dict[str, str]] = {
     "language": _LANGUAGES,
     "languages": _LANGUAGES,
@@ -174,6 +178,7 @@ ONE_AT_A_TIME: Final[dict[str, str]] = {
     "password manager": _PASSWORD_MANAGERS,
     "car": _VEHICLES,
     "drink": _DRINKS,
+    "programming language": _PROGRAMMING_LANGUAGES,
 }
 # any kind of the table, the longest first ("kind of dog" before "dog")
 _KIND: Final = (

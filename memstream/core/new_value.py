@@ -55,7 +55,11 @@ _CHANGES: Final = (
 _WORD_SET: Final = frozenset(w.casefold() for w in _WORDS) | content_words(
     " ".join((*MONTH_NAMES, *WEEKDAYS))
 )
-_CLAUSE = re.compile(r"[,;:]|\b(?:which|that|and|but|so|because|since)\b", re.I)
+_CLAUSE = re.compile(
+    r"[,;:]|\b(?:which|that|and|but|so|because|since|after|thanks to|due to)\b", re.I
+)
+# units that measure the speaker when nothing else is named ("I'm down to 82 kg")
+_OWN_MEASURES: Final = frozenset({"kg", "kilo", "lb", "lbs", "pound", "stone"})
 _ANY_AMOUNT = re.compile(rf"(?<![\w.]){_AMOUNT}", re.I)
 # words of the wording, not of what it is about
 _CHANGE_WORDS: Final = frozenset(
@@ -106,6 +110,9 @@ def _changes(text: str, subject: str | None = None) -> list[tuple[str, str, str,
             named = said_before[-1:] or _ordered(after, subject)[:1]
             if named:
                 out.append((num, unit, f"{before} {after}", named[0]))
+            elif unit in _OWN_MEASURES:
+                # "I'm down to 82 kg": a body's weight, though nothing names it
+                out.append((num, unit, "", ""))
     return out
 
 
@@ -170,10 +177,10 @@ def new_value_proposals(new: NewMemory, earlier: Sequence[Known]) -> list[Propos
         found = [
             k
             for k, amounts, said in read
-            if needed > 0
+            if (needed > 0 or not head)
             and any(u == unit and n != value for n, u in amounts)
             and all(n != value for n, u in amounts if u == unit)
-            and head in said
+            and (not head or head in said)
             and len(about & said) >= needed
         ]
         for k in found[-TARGETS:]:

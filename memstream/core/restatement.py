@@ -60,7 +60,7 @@ _NOT_TOPIC: Final = content_words(
     "promoted got raise started stopped ended broke up is are was were be been has have had "
     "get gets got go goes went use uses used make makes made want wants need needs like likes "
     "work works worked working "
-    "really actually just also still honestly since so others and "
+    "really actually just also still honestly since so others and asked said "
     # what a speaker says around anything: attitudes, not states
     "kinda sort worried worry stressed excited sure unsure not trying try tries thinking think "
     "thinks wondering wonder considering consider looking hoping hope planning plan decide "
@@ -111,6 +111,21 @@ def _owner(subject: str | None) -> str | None:
     return re.split(r"['’]s\b", subject, maxsplit=1)[0] if subject else subject
 
 
+def _clauses(text: str) -> list[str]:
+    """The clauses of ``text``; a piece of two words or fewer is part of the next ("Alex
+    and Maya broke up": "Alex" is the clause's subject, not a clause)."""
+    out: list[str] = []
+    carry = ""
+    for piece in _CLAUSE.split(text):
+        piece = f"{carry} {piece}" if carry else piece
+        carry = piece if len(piece.split()) <= 2 else ""
+        if not carry and piece.strip():
+            out.append(piece)
+    if carry.strip():
+        out.append(carry)
+    return out
+
+
 def restates(new: NewMemory) -> bool:
     """Whether ``new`` may restate an earlier state: a short statement saying a change
     (the write plan reads its candidates only then)."""
@@ -132,10 +147,7 @@ def restatement_proposals(new: NewMemory, earlier: Sequence[Known]) -> list[Prop
     said = _topic(new.text, None)
     # the words of the clauses that say the change: "..., and now I teach at X"
     near = frozenset(
-        w
-        for clause in _CLAUSE.split(new.text)
-        if clause and says_change(clause)
-        for w in _topic(clause, None)
+        w for clause in _clauses(new.text) if says_change(clause) for w in _topic(clause, None)
     )
     found: list[tuple[Known, list[str]]] = []
     for k in earlier:

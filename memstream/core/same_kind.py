@@ -38,12 +38,23 @@ def _names(table: str) -> tuple[str, ...]:
 
 
 _KINDS: Final = {kind: _names(table) for kind, table in ONE_AT_A_TIME.items()}
+
+
+def _pattern(name: str) -> str:
+    """A name as a pattern: a capitalised word matches as written ("Go" is not "go", "Edge"
+    not "edge"); a lowercase word or a brand with a capital inside ("iPhone", "LastPass")
+    in any case."""
+    plain = re.escape(name)
+    if name[:1].isupper() and not any(c.isupper() for c in name[1:].replace(" ", "")):
+        return plain
+    return f"(?i:{plain})"
+
+
 _FIND: Final = {
     kind: re.compile(
         r"(?<![\w-])("
-        + "|".join(sorted(map(re.escape, names), key=len, reverse=True))
-        + r")(?![\w-])",
-        re.I,
+        + "|".join(_pattern(n) for n in sorted(names, key=len, reverse=True))
+        + r")(?![\w-])"
     )
     for kind, names in _KINDS.items()
 }

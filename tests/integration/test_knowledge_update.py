@@ -365,6 +365,22 @@ def _edge_story(
             {"kind": "phone", "was": "iphone", "now": "pixel"},
             id="another of a kind kept one at a time",
         ),
+        pytest.param(
+            ("I'm dating Alex.", "Alex and I broke up in June."),
+            ("dating Alex", "broke up"),
+            "restatement",
+            "Am I dating anyone?",
+            {"cue": "broke up", "said": ["alex"]},
+            id="a relationship ended, said with both names as the subject",
+        ),
+        pytest.param(
+            ("I weigh 90 kg.", "I'm down to 82 kg after the diet."),
+            ("90 kg", "82 kg"),
+            "new_value",
+            "How much do I weigh?",
+            {"value": "82 kg"},
+            id="a body measure that moved, though nothing names it",
+        ),
     ],
 )
 def test_a_change_answers_before_what_it_replaced(

@@ -89,3 +89,19 @@ def test_a_habit_said_as_it_has_been_lately_is_a_new_value() -> None:
         ("a", {"value": "eight hour"})
     ]
     assert new_amounts("Leo has been reading a lot") == []
+
+
+def test_a_body_measure_moves_though_nothing_names_it() -> None:
+    earlier = [
+        Known("a", "Leo weighs 90 kg", "leo"),
+        Known("b", "Leo's bag weighs 12 kg", "leo's bag"),
+    ]
+    found = new_value_proposals(_new("Leo is down to 82 kg after the diet"), earlier)
+    assert [(p.target, p.evidence) for p in found] == [("a", {"value": "82 kg"})]
+    # a unit that measures anything needs what it measures named
+    assert (
+        new_value_proposals(
+            _new("Leo is down to 3 hours"), [Known("c", "Leo sleeps 6 hours", "leo")]
+        )
+        == []
+    )

@@ -162,3 +162,15 @@ def test_working_says_no_topic_so_the_thing_worked_is_what_a_memory_is_about() -
     ]
     (edge,) = restatement_proposals(_new("Maya is on day shifts now, 7 to 3"), earlier)
     assert edge.target == "a" and edge.evidence == {"cue": "now", "said": ["shift"]}
+
+
+def test_a_subject_of_two_names_is_part_of_the_clause_saying_the_change() -> None:
+    """Tried as a new user would: "Alex and I broke up in June" left "Maya is dating Alex"
+    first for "am I dating anyone?": the clause split at "and" cut "Alex" off the change."""
+    earlier = [Known("a", "Maya is dating Alex", "maya")]
+    (edge,) = restatement_proposals(_new("Alex and Maya broke up in June"), earlier)
+    assert edge.target == "a" and edge.evidence == {"cue": "broke up", "said": ["alex"]}
+    # the framing of a quoted answer says nothing of what it is about
+    quoted = [Known("q", 'Asked "Friday?", Maya said: "on 29 March 2024 works."', "maya")]
+    moved = _new('Asked "Did the move go ok?", Maya said: "Moved into a flat in Ballard."')
+    assert restatement_proposals(moved, quoted) == []

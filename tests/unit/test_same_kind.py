@@ -70,3 +70,13 @@ def test_any_text_gives_edges_only_to_earlier_memories_of_the_speaker(
     earlier = [Known(f"k{i}", t, "maya") for i, t in enumerate(olds)]
     for p in same_kind_proposals(_new(text), earlier):
         assert p.source == "new" and p.target.startswith("k") and p.relation == "supersedes"
+
+
+def test_a_programming_language_is_named_as_written() -> None:
+    assert kinds_named("Maya will go to the gym") == {}
+    assert kinds_named("Maya's favorite language is Go") == {
+        "programming language": frozenset({"go"})
+    }
+    earlier = [Known("a", "Maya's favorite language is Go", "maya")]
+    (edge,) = same_kind_proposals(_new("Maya has switched to Rust for everything"), earlier)
+    assert edge.target == "a" and edge.evidence["now"] == "rust"
