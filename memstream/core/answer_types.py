@@ -107,6 +107,7 @@ _PHONES: Final = "iPhone Pixel Samsung Galaxy Android OnePlus Motorola Nokia Xia
 _EDITORS: Final = "VS Code VSCode Vim Neovim Emacs IntelliJ PyCharm Sublime Xcode Cursor Zed"
 _BROWSERS: Final = "Chrome Firefox Safari Edge Brave Arc Opera Vivaldi"
 _PASSWORD_MANAGERS: Final = "1Password LastPass Bitwarden Dashlane Keeper KeePass"
+_TRACKERS: Final = "Fitbit Garmin Whoop Oura Apple Watch Galaxy Watch Pixel Watch smartwatch"
 _PROGRAMMING_LANGUAGES: Final = (
     "Python JavaScript TypeScript Go Golang Rust Java Kotlin Swift Ruby PHP Scala Haskell "
     "Elixir Erlang Clojure Dart Julia Perl Lua OCaml Zig C++ C#"
@@ -163,6 +164,10 @@ _KINDS: Final[dict[str, str]] = {
     "ide": _EDITORS,
     "browser": _BROWSERS,
     "password manager": _PASSWORD_MANAGERS,
+    "fitness tracker": _TRACKERS,
+    "tracker": _TRACKERS,
+    "smartwatch": _TRACKERS,
+    "watch": _TRACKERS,
     "music": _GENRES,
     "kind of books": _GENRES,
     "kinds of books": _GENRES,
@@ -179,6 +184,7 @@ ONE_AT_A_TIME: Final[dict[str, str]] = {
     "car": _VEHICLES,
     "drink": _DRINKS,
     "programming language": _PROGRAMMING_LANGUAGES,
+    "fitness tracker": _TRACKERS,
 }
 # any kind of the table, the longest first ("kind of dog" before "dog")
 _KIND: Final = (

@@ -64,11 +64,11 @@ _MARKERS: Final = (
         r"(?P<old>[^,.;:!?()]{1,60}?)\s+(?:onto|to)\s+" + _NEW,
         re.I,
     ),
-    # a thing given up: "sold the Civic and bought a Tesla", "cancelled Planet Fitness"
+    # a thing given up: "sold the Civic and bought a Tesla", "cancelled Planet Fitness",
+    # "retired the Fitbit"
     re.compile(
-        r"\b(?:sold|cancell?ed|got\s+rid\s+of|traded\s+in)\s+(?!(?:it|them|that|this)\b)"
-        + _CUT
-        + _END,
+        r"\b(?:sold|cancell?ed|got\s+rid\s+of|traded\s+in|retired(?=\s+(?:the|my|our|his|her)\s))"
+        r"\s+(?!(?:it|them|that|this)\b)" + _CUT + _END,
         re.I,
     ),
 )

@@ -70,7 +70,9 @@ _NOT_TOPIC: Final = content_words(
     "day days week weeks month months year years today tomorrow yesterday morning evening "
     "night weekend"
 ) | content_words(" ".join((*MONTH_NAMES, *WEEKDAYS)))
-_CLAUSE = re.compile(r"[,;]|:(?=\s)|\b(?:which|that|and|but|so|because)\b", re.IGNORECASE)
+_CLAUSE = re.compile(
+    r"(?<!\d),|,(?!\d{3}\b)|;|:(?=\s)|\b(?:which|that|and|but|so|because)\b", re.IGNORECASE
+)
 # "new" and the attribute it names, the word its value follows: "my new email is ...",
 # "my new phone number, ..."
 _NEW = re.compile(
@@ -93,9 +95,12 @@ def _new_topic(text: str) -> frozenset[str]:
     return frozenset(w for m in _NEW.finditer(text) for w in content_words(m.group("what")))
 
 
-def _states(text: str, stem: str) -> bool:
-    """Whether ``text`` gives a value of the attribute ``stem`` ("email is ...")."""
-    return re.search(rf"\b{re.escape(stem)}\w*\s+(?:is|are|was|were)\b", text, re.I) is not None
+def _states(text: str, stem: str, *, noun: bool = False) -> bool:
+    """Whether ``text`` gives a value of the attribute ``stem`` ("email is ..."); ``noun``:
+    the attribute is the stem as a noun ("gym is", "gyms are"), not a verb's "-ing"
+    ("swimming is going better" gives no value)."""
+    tail = r"(?:e|es|s|'s|’s)?" if noun else r"\w*"
+    return re.search(rf"\b{re.escape(stem)}{tail}\s+(?:is|are|was|were)\b", text, re.I) is not None
 
 
 @functools.lru_cache(maxsize=1 << 14)
@@ -168,9 +173,14 @@ def restatement_proposals(new: NewMemory, earlier: Sequence[Known]) -> list[Prop
             continue  # "a new beneficiary" changes no state the old memory says
         if not shared & near:
             continue  # the change is said about something else
-        # "my new email is ..." names what changed, which the old memory gave a value
-        # ("my email is ..."): the old value is not said again
-        if any(_states(k.text, w) for w in named) or len(shared) >= math.ceil(SHARE * len(old)):
+        # "my new email is ..." or "joined a climbing gym ... instead" names what changed,
+        # which the old memory gave a value ("my email is ...", "my gym is ..."): the old
+        # value is not said again
+        if (
+            any(_states(k.text, w) for w in named)
+            or any(_states(k.text, w, noun=True) for w in shared & near)
+            or len(shared) >= math.ceil(SHARE * len(old))
+        ):
             found.append((k, sorted(shared)))
     return [
         Proposal(

@@ -32,8 +32,8 @@ CONFIDENCE: Final = 0.6
 
 def _names(table: str) -> tuple[str, ...]:
     words = table.split()
-    # "VS Code" is one name of two words: a capitalised pair in the table
-    out = [f"{a} {b}" for a, b in itertools.pairwise(words) if a.isupper() and b[:1].isupper()]
+    # "VS Code", "Apple Watch": a name of two words is a capitalised pair in the table
+    out = [f"{a} {b}" for a, b in itertools.pairwise(words) if a[:1].isupper() and b[:1].isupper()]
     return (*out, *words)
 
 

@@ -381,6 +381,14 @@ def _edge_story(
             {"value": "82 kg"},
             id="a body measure that moved, though nothing names it",
         ),
+        pytest.param(
+            ("My gym is Planet Fitness.", "I joined a climbing gym called Mesa Rim instead."),
+            ("Planet Fitness", "Mesa Rim"),
+            "restatement",
+            "Which gym do I go to?",
+            {"cue": "instead", "said": ["gym"]},
+            id="the attribute the old memory gave a value of, named with a change",
+        ),
     ],
 )
 def test_a_change_answers_before_what_it_replaced(

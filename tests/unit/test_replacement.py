@@ -153,3 +153,8 @@ def test_quitting_and_being_moved_off_name_the_replaced_value() -> None:
         [Known("a", "Sam is working on the billing service", "sam")],
     )
     assert [(p.target, p.evidence) for p in found] == [("a", {"replaced": "billing"})]
+
+
+def test_a_thing_retired_is_replaced_and_a_person_retiring_names_nothing() -> None:
+    assert replaced_values("Sam got an Apple Watch, retired the Fitbit") == ["the Fitbit"]
+    assert replaced_values("Sam retired in 2020") == []

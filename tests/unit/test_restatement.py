@@ -174,3 +174,24 @@ def test_a_subject_of_two_names_is_part_of_the_clause_saying_the_change() -> Non
     quoted = [Known("q", 'Asked "Friday?", Maya said: "on 29 March 2024 works."', "maya")]
     moved = _new('Asked "Did the move go ok?", Maya said: "Moved into a flat in Ballard."')
     assert restatement_proposals(moved, quoted) == []
+
+
+def test_a_change_naming_the_attribute_the_old_memory_gave_a_value_of() -> None:
+    """Tried as a new user would, on wordings written after the rules: "I joined a climbing
+    gym called Mesa Rim instead" left "Maya's gym is Planet Fitness" first."""
+    earlier = [Known("a", "Maya's gym is Planet Fitness", "maya's gym")]
+    (edge,) = restatement_proposals(
+        _new("Maya joined a climbing gym called Mesa Rim instead"), earlier
+    )
+    assert edge.target == "a" and edge.evidence == {"cue": "instead", "said": ["gym"]}
+    # a verb's "-ing" gives no value: "swimming is going better" is no state of a swim
+    swim = [Known("s", "Swimming is going better, Maya did a mile in the pool", "maya")]
+    assert restatement_proposals(_new("Maya finished the race, the swim was the worst"), swim) == []
+
+
+def test_an_amount_with_a_thousands_comma_stays_in_its_clause() -> None:
+    earlier = [Known("a", "Maya's rent is $2,000", "maya's rent")]
+    (edge,) = restatement_proposals(
+        _new("Maya and others moved to a cheaper place, rent is $1,600 now"), earlier
+    )
+    assert edge.target == "a" and "rent" in edge.evidence["said"]

@@ -80,3 +80,9 @@ def test_a_programming_language_is_named_as_written() -> None:
     earlier = [Known("a", "Maya's favorite language is Go", "maya")]
     (edge,) = same_kind_proposals(_new("Maya has switched to Rust for everything"), earlier)
     assert edge.target == "a" and edge.evidence["now"] == "rust"
+
+
+def test_a_tracker_of_two_words_is_one_name() -> None:
+    assert kinds_named("Maya got an Apple Watch for her birthday") == {
+        "fitness tracker": frozenset({"apple watch"})
+    }
