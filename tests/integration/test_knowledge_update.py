@@ -211,6 +211,17 @@ def test_a_plan_called_off_or_moved_is_superseded(
     assert top and answer in top[0] and old not in top, top
 
 
+def said_in_two_sessions(mem: Memory, ns: str, said: tuple[str, str]) -> None:
+    """Maya says ``said[0]`` in a January session of ``ns`` and ``said[1]`` in March."""
+    for session, at, text in (("s1", JANUARY, said[0]), ("s2", MARCH, said[1])):
+        mem.add(
+            [{"role": "user", "content": text, "speaker": "Maya"}],
+            namespace=ns,
+            run_id=session,
+            occurred_at=at,
+        )
+
+
 def _edge_story(
     settings: Settings,
     said: tuple[str, str],
@@ -223,13 +234,7 @@ def _edge_story(
     ``question``. The old memory is still active: the history stays."""
     ns = f"ku-{rule}-{int(time.time() * 1000) % 10**9}"
     with Memory(settings=settings) as mem:
-        for session, at, text in (("s1", JANUARY, said[0]), ("s2", MARCH, said[1])):
-            mem.add(
-                [{"role": "user", "content": text, "speaker": "Maya"}],
-                namespace=ns,
-                run_id=session,
-                occurred_at=at,
-            )
+        said_in_two_sessions(mem, ns, said)
         rows = eventually(
             lambda: mem.get_all(namespace=ns)["results"],
             lambda found: any(marks[1] in r["memory"] for r in found),
@@ -261,135 +266,29 @@ def _edge_story(
     return old, new, edge, found
 
 
+# (what the case shows, what was said in January and in March, the texts marking the old
+# and the new memory, the rule, the question, the edge's evidence)
+EDGE_CASES = [
+    ("a change said in passing", ("My manager wants me to migrate our pipelines from Airflow to Dagster by June.", "Quick update: we decided to use Prefect instead of Dagster, the team found it easier."), ("Dagster by June", "Prefect"), "replacement", "Which tool are we migrating the pipelines to?", {"replaced": "Dagster"}),
+    ("a quantity that moved", ("I've been drinking way too much coffee lately, like five cups a day.", "Update: I'm down to one cup of coffee a day and I feel much better."), ("five cups", "one cup"), "new_value", "How much coffee does Maya drink?", {"value": "one cup"}),
+    ("a thing given up", ("I drive a Honda Civic to work.", "I sold the Civic and bought a Tesla Model 3."), ("Honda Civic", "Tesla"), "replacement", "What car does Maya drive?", {"replaced": "the Civic"}),
+    ("an activity ended", ("I'm training for the Lisbon half marathon, my first race.", "I'm no longer training for the Lisbon half marathon, I hurt my knee."), ("first race", "no longer"), "replacement", "Which race is Maya training for?", {"replaced": "the Lisbon half marathon"}),
+    ("a measure someone else moved", ("My rent is $1,200 a month.", "The landlord raised my rent to $1,400."), ("$1,200", "$1,400"), "new_value", "How much is Maya's rent?", {"value": "$1,400"}),
+    ("a state said again with a change", ("My email is maya@old.com.", "Please use my new email, maya@new.io."), ("old.com", "new.io"), "restatement", "What is Maya's email?", {"cue": "new", "said": ["email"]}),
+    ("a thing of the speaker's renamed", ("My cat's name is Mochi.", "We renamed the cat Biscuit, Mochi didn't suit her."), ("name is Mochi", "Biscuit"), "restatement", "What is my cat's name?", {"cue": "renamed", "said": ["cat", "mochi"]}),
+    ("a state whose value is a word the old one said otherwise", ("I work night shifts at the hospital.", "I'm on day shifts now, 7 to 3."), ("night shifts", "day shifts"), "restatement", "What shifts does Maya work?", {"cue": "now", "said": ["shift"]}),
+    ("a habit said as it has been lately", ("I sleep about six hours a night.", "I've been sleeping eight hours a night lately."), ("six hours", "eight hours"), "new_value", "How much does Maya sleep?", {"value": "eight hour"}),
+    ("taken off one thing and put on another", ("I'm working on the billing service.", "I got moved off billing onto the search team."), ("billing service", "search team"), "replacement", "What is Maya working on?", {"replaced": "billing"}),
+    ("another of a kind kept one at a time", ("I use an iPhone 12.", "I upgraded to a Pixel 8 last week, loving it."), ("iPhone 12", "Pixel 8"), "same_kind", "What phone do I use?", {"kind": "phone", "was": "iphone", "now": "pixel"}),
+    ("a relationship ended, said with both names as the subject", ("I'm dating Alex.", "Alex and I broke up in June."), ("dating Alex", "broke up"), "restatement", "Am I dating anyone?", {"cue": "broke up", "said": ["alex"]}),
+    ("a body measure that moved, though nothing names it", ("I weigh 90 kg.", "I'm down to 82 kg after the diet."), ("90 kg", "82 kg"), "new_value", "How much do I weigh?", {"value": "82 kg"}),
+    ("the attribute the old memory gave a value of, named with a change", ("My gym is Planet Fitness.", "I joined a climbing gym called Mesa Rim instead."), ("Planet Fitness", "Mesa Rim"), "restatement", "Which gym do I go to?", {"cue": "instead", "said": ["gym"]}),
+]  # fmt: skip
+
+
 @pytest.mark.parametrize(
     ("said", "marks", "rule", "question", "evidence"),
-    [
-        pytest.param(
-            (
-                "My manager wants me to migrate our pipelines from Airflow to Dagster by June.",
-                "Quick update: we decided to use Prefect instead of Dagster, the team found it "
-                "easier.",
-            ),
-            ("Dagster by June", "Prefect"),
-            "replacement",
-            "Which tool are we migrating the pipelines to?",
-            {"replaced": "Dagster"},
-            id="a change said in passing",
-        ),
-        pytest.param(
-            (
-                "I've been drinking way too much coffee lately, like five cups a day.",
-                "Update: I'm down to one cup of coffee a day and I feel much better.",
-            ),
-            ("five cups", "one cup"),
-            "new_value",
-            "How much coffee does Maya drink?",
-            {"value": "one cup"},
-            id="a quantity that moved",
-        ),
-        pytest.param(
-            ("I drive a Honda Civic to work.", "I sold the Civic and bought a Tesla Model 3."),
-            ("Honda Civic", "Tesla"),
-            "replacement",
-            "What car does Maya drive?",
-            {"replaced": "the Civic"},
-            id="a thing given up",
-        ),
-        pytest.param(
-            (
-                "I'm training for the Lisbon half marathon, my first race.",
-                "I'm no longer training for the Lisbon half marathon, I hurt my knee.",
-            ),
-            ("first race", "no longer"),
-            "replacement",
-            "Which race is Maya training for?",
-            {"replaced": "the Lisbon half marathon"},
-            id="an activity ended",
-        ),
-        pytest.param(
-            ("My rent is $1,200 a month.", "The landlord raised my rent to $1,400."),
-            ("$1,200", "$1,400"),
-            "new_value",
-            "How much is Maya's rent?",
-            {"value": "$1,400"},
-            id="a measure someone else moved",
-        ),
-        pytest.param(
-            ("My email is maya@old.com.", "Please use my new email, maya@new.io."),
-            ("old.com", "new.io"),
-            "restatement",
-            "What is Maya's email?",
-            {"cue": "new", "said": ["email"]},
-            id="a state said again with a change",
-        ),
-        pytest.param(
-            ("My cat's name is Mochi.", "We renamed the cat Biscuit, Mochi didn't suit her."),
-            ("name is Mochi", "Biscuit"),
-            "restatement",
-            "What is my cat's name?",
-            {"cue": "renamed", "said": ["cat", "mochi"]},
-            id="a thing of the speaker's renamed",
-        ),
-        pytest.param(
-            ("I work night shifts at the hospital.", "I'm on day shifts now, 7 to 3."),
-            ("night shifts", "day shifts"),
-            "restatement",
-            "What shifts does Maya work?",
-            {"cue": "now", "said": ["shift"]},
-            id="a state whose value is a word the old one said otherwise",
-        ),
-        pytest.param(
-            ("I sleep about six hours a night.", "I've been sleeping eight hours a night lately."),
-            ("six hours", "eight hours"),
-            "new_value",
-            "How much does Maya sleep?",
-            {"value": "eight hour"},
-            id="a habit said as it has been lately",
-        ),
-        pytest.param(
-            (
-                "I'm working on the billing service.",
-                "I got moved off billing onto the search team.",
-            ),
-            ("billing service", "search team"),
-            "replacement",
-            "What is Maya working on?",
-            {"replaced": "billing"},
-            id="taken off one thing and put on another",
-        ),
-        pytest.param(
-            ("I use an iPhone 12.", "I upgraded to a Pixel 8 last week, loving it."),
-            ("iPhone 12", "Pixel 8"),
-            "same_kind",
-            "What phone do I use?",
-            {"kind": "phone", "was": "iphone", "now": "pixel"},
-            id="another of a kind kept one at a time",
-        ),
-        pytest.param(
-            ("I'm dating Alex.", "Alex and I broke up in June."),
-            ("dating Alex", "broke up"),
-            "restatement",
-            "Am I dating anyone?",
-            {"cue": "broke up", "said": ["alex"]},
-            id="a relationship ended, said with both names as the subject",
-        ),
-        pytest.param(
-            ("I weigh 90 kg.", "I'm down to 82 kg after the diet."),
-            ("90 kg", "82 kg"),
-            "new_value",
-            "How much do I weigh?",
-            {"value": "82 kg"},
-            id="a body measure that moved, though nothing names it",
-        ),
-        pytest.param(
-            ("My gym is Planet Fitness.", "I joined a climbing gym called Mesa Rim instead."),
-            ("Planet Fitness", "Mesa Rim"),
-            "restatement",
-            "Which gym do I go to?",
-            {"cue": "instead", "said": ["gym"]},
-            id="the attribute the old memory gave a value of, named with a change",
-        ),
-    ],
+    [pytest.param(*case, id=name) for name, *case in EDGE_CASES],
 )
 def test_a_change_answers_before_what_it_replaced(
     settings: Settings,
@@ -449,16 +348,14 @@ def test_a_home_taken_where_one_moved_supersedes_the_old_home(
     in Richmond" supersedes the flat in Camden, the evidence in the event."""
     ns = f"ku-home-{int(time.time() * 1000) % 10**9}"
     with Memory(settings=settings) as mem:
-        for session, at, text in (
-            ("s1", JANUARY, "We live in a flat in Camden."),
-            ("s2", MARCH, "We bought a house in Richmond and moved in last weekend."),
-        ):
-            mem.add(
-                [{"role": "user", "content": text, "speaker": "Maya"}],
-                namespace=ns,
-                run_id=session,
-                occurred_at=at,
-            )
+        said_in_two_sessions(
+            mem,
+            ns,
+            (
+                "We live in a flat in Camden.",
+                "We bought a house in Richmond and moved in last weekend.",
+            ),
+        )
         rows = eventually(
             lambda: mem.get_all(namespace=ns)["results"],
             lambda found: any(r["memory"] == "Maya and others live in Richmond" for r in found),
