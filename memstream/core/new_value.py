@@ -1,9 +1,11 @@
 """A quantity that changed: "I'm down to one cup of coffee a day" after "five cups a day";
 "the response time has improved to 250ms" after "it was 800ms"; "accuracy is up to 92%".
 
-The wording says a measure moved ("down to", "improved to", "now at", "up from") and gives
-the new number, not the old: the earlier memory is the same speaker's that gives a number
-in the same unit about the same thing (two of its content words). The rule writes a
+The wording says a measure moved ("down to", "improved to", "now at", "up from", or a habit
+as it has been lately: "I've been sleeping eight hours a night") and gives the new number,
+not the old: the earlier memory is the same speaker's that gives a number
+in the same unit about the same thing (two of its content words; a body's weight, "I'm down
+to 82 kg", needs nothing named). The rule writes a
 ``supersedes`` edge (rule ``new_value``) to it; recall then puts the new value first, as
 for a change said in passing (``core.replacement``). The old memory stays active: it is
 the history ("what was the response time before the caching?").

@@ -107,8 +107,10 @@ def _replacements(
     naming: dict[str, list[str]],
 ) -> list[Proposal]:
     """``supersedes`` edges to what a change said in passing replaced (``core.replacement``)
-    or a quantity that moved (``core.new_value``): among the memories naming the new one's
-    entities and its nearest, oldest first."""
+    or a quantity that moved (``core.new_value``), else to another of a kind kept one at a
+    time (``core.same_kind``) or a state said again (``core.restatement``): among the
+    memories naming the new one's entities (or another of its kind) and its nearest,
+    oldest first."""
     replaced = replaced_values(new.text)
     # another of a kind kept one at a time ("upgraded to a Pixel"), said as a change
     others = others_of(new.text) if says_change(new.text) else []

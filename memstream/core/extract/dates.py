@@ -459,18 +459,22 @@ def resolve_dates_worded(
             return tense[0]
         if not gated:
             ahead, past = bool(_FUTURE.search(text)), bool(_PAST.search(text))
-            if not (ahead or past) and turn and verbless(words_of(text)):
-                return _turn_ahead(turn)
-            tense.append(ahead or not past)
+            tense.append(
+                _turn_ahead(turn)
+                if not (ahead or past) and turn and verbless(words_of(text))
+                else ahead or not past
+            )
             return tense[0]
         ahead = not _FUTURE_WORDS.isdisjoint(words) or (
             any(g.admits(words, text) for g in _FUTURE_GATES) and _FUTURE_ANY.found(text)
         )
         # a past-tense word is a match of _PAST's first half; else only "-ed" can match
         past = not _PAST_WORDS.isdisjoint(words) or ("ed" in fold(text) and _PAST_ED.found(text))
-        if not (ahead or past) and turn and verbless(words):
-            return _turn_ahead(turn)
-        tense.append(ahead or not past)
+        tense.append(
+            _turn_ahead(turn)
+            if not (ahead or past) and turn and verbless(words)
+            else ahead or not past
+        )
         return tense[0]
 
     starts: list[date] = []

@@ -4,9 +4,10 @@ Halifax".
 
 Alone, "Noor got a job teaching music at a school there" answers no question about
 Halifax (on the own set "where will Amara and Noor work after their move?" ranked it 47th).
-Only a place the speaker's turn or the turn right before named, the nearest one; "over
-there", "get there", "be there" and "there is" are left as said. Pure: the session's
-sentences, nothing else.
+Only a place said in the claim's turn or the two before it (the question between and the
+speaker's turn before that: "We were going to drive to Tucson." - "Does that change your
+plans?" - "Ruth's sister has a place there."), the nearest one; "over there", "get there",
+"be there" and "there is" are left as said. Pure: the session's sentences, nothing else.
 """
 
 from __future__ import annotations
