@@ -564,7 +564,10 @@ class RecallService:
         unknown = unknown_names(names, _said_by(ids, states, hits)) if names else ()
         # a question about a time alone matches by the time: memories said then are known
         said_then = intent.time_only and any(t.explain.get("event_time") == 1.0 for t in top)
-        gated = (nothing_relevant(match) and not said_then) or (
+        # a question for a profile slot ("what was my profession?") is answered by its holder
+        # whatever words each uses: known, though they share none
+        held = bool(intent.slots) and any("slot" in t.explain for t in top[:1])
+        gated = (nothing_relevant(match) and not said_then and not held) or (
             bool(names) and len(unknown) == len(names)
         )
         label = "skipped" if gated else confidence(top)

@@ -1,5 +1,5 @@
 """Questions that ask for a profile slot: where someone lives, where or as what they work,
-when their birthday is.
+when their birthday is, where they are from.
 
 "Where does Lena live now?" shares no word with "Lena moved into a two-bedroom in Ballard,
 Seattle", but the write path put that memory in the ``location`` slot (``core.extract.
@@ -16,6 +16,10 @@ questions name a slot). Few memories hold these slots under the rule extractor (
 the third 2026-11-29 session: tried as a new user would, "where do I work?" ranked "work has
 been busy lately" above "Maya works at Google" at 0.5; own, BEAM dev and the own haystack
 unchanged at @10 (0.844 / 0.686 / 0.778).
+
+A holder lifted to the top also tells the recall gate something is known ("what was my
+profession?" shares no word with "Maya retired from teaching in 2020": it was withheld as
+"nothing relevant" before).
 
 Pure: patterns over the question.
 """
@@ -45,6 +49,16 @@ _ASKS: Final[tuple[tuple[frozenset[str], re.Pattern[str]], ...]] = (
             r"\b(?:do|does|did) (?:\w+(?:'s)? ){1,3}(?:do )?for (?:a )?(?:living|work)\b"
             r"|\bwhere (?:does|do|did|is|was) (?:\w+(?:'s)? ){1,3}(?:work|working|employed)\b"
             r"|\b(?:job|occupation|profession|employer|role|position|title)\b",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        # "where am I from?" for "I grew up in a small town in Ohio"
+        frozenset({"origin"}),
+        re.compile(
+            r"\bwhere (?:am|is|are|was|were|do|does|did) (?:\w+(?:'s)? ){1,3}"
+            r"(?:(?:originally )?from|grow up|grew up|come from|comes from)\b(?=\s*[?.!]*\s*$)"
+            r"|\bhome ?town\b",
             re.IGNORECASE,
         ),
     ),

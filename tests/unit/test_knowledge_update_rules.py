@@ -236,3 +236,12 @@ def test_a_moved_plan_is_superseded_by_the_new_time_only_when_it_is_the_same_pla
     assert {m: s.status for m, s in rebuilt.items()} == {
         m: s.status for m, s in memory.states.items()
     }
+
+
+def test_an_intolerance_is_no_way_of_eating_and_a_retirement_says_the_job() -> None:
+    """Tried as a new user would: "I'm lactose intolerant" superseded "I've been vegetarian
+    for ten years" (both in the diet slot)."""
+    assert [f.slot for f in facts("I've been vegetarian for ten years.")] == ["diet"]
+    for said in ("I'm lactose intolerant.", "I eat kosher.", "I don't eat pork."):
+        assert [f.slot for f in facts(said)] == [None], said
+    assert [f.slot for f in facts("I retired from teaching in 2020.")] == ["job_title"]

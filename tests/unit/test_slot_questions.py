@@ -20,3 +20,9 @@ def test_when_a_birthday_is_or_how_old_someone_is_is_a_slot_question() -> None:
     assert asked_slots("When was Mia born?") == {"birthday", "age"}
     assert asked_slots("How old is Mia?") == {"birthday", "age"}
     assert asked_slots("What did Lena bake for her mother's birthday?") == frozenset()
+
+
+def test_where_someone_is_from_asks_for_the_origin() -> None:
+    for question in ("Where am I from?", "Where did Owen grow up?", "What is Lena's hometown?"):
+        assert asked_slots(question) == frozenset({"origin"}), question
+    assert asked_slots("Where did I go from there?") == frozenset()

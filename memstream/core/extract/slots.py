@@ -86,6 +86,8 @@ _SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             _SUBJ.replace(r"\s+" + ADVERB + "*", "")
             + r"'s (?:job|role|title|position|occupation|profession|job title) is\b",
         ),
+        # a working life ended says what it was: "I retired from teaching in 2020"
+        ("job_title", _SUBJ + r"(?:has |is |was )?(?:semi-)?retired from [a-z]+ing\b"),
         (
             "employer",
             _SUBJ
@@ -122,12 +124,14 @@ _SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"(?:married|single|divorced|engaged|widowed|separated)\b",
         ),
         (
+            # one way of eating at a time; an intolerance or a religious rule ("lactose
+            # intolerant", "gluten-free", "kosher") goes with any of them: no slot
             "diet",
             _SUBJ
             + r"(?:is|has been|became|went) (?:a |now |strictly |fully |no longer |not )?(?:vegetarian|vegan|pescatarian|"
-            r"keto|paleo|gluten-free|lactose intolerant|kosher|halal)\b",
+            r"keto|paleo)\b",
         ),
-        ("diet", _SUBJ + r"does not eat (?:meat|fish|dairy|gluten|pork|beef)\b"),
+        ("diet", _SUBJ + r"does not eat meat\b"),
     )
 )
 # A role one person holds for the subject at a time: "Maya's coach is Sean", then "Maya's
@@ -261,6 +265,7 @@ _SLOT_GATES = Gates(
         gate("age is"),
         gate("|".join(f"{job}|{job}s" for job in JOBS.split("|"))),
         gate("job is|role is|title is|position is|occupation is|profession is|job title is"),
+        gate("retired"),
         gate(
             "work|works|worked|working|employed|hired|job|interning|interns|intern|joined|quit|"
             "left|laid"
@@ -273,8 +278,8 @@ _SLOT_GATES = Gates(
         gate("from"),
         gate("grew up in"),
         gate("married|single|divorced|engaged|widowed|separated"),
-        gate("vegetarian|vegan|pescatarian|keto|paleo|gluten-free|lactose intolerant|kosher|halal"),
-        gate("does not eat"),
+        gate("vegetarian|vegan|pescatarian|keto|paleo"),
+        gate("does not eat meat"),
     )
 )
 assert len(_SLOT_GATES) == len(_SLOTS)
