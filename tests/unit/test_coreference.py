@@ -360,3 +360,11 @@ def test_a_time_opened_by_this_or_these_is_no_thing_pointed_back_to() -> None:
     texts = said("Sam: These days I mostly code in Neovim.", "Sam: That summer we moved to Oslo.")
     assert "These days Sam mostly codes in Neovim" in texts, texts
     assert any(t.startswith("That summer Sam") for t in texts), texts
+
+
+def test_a_subjectless_news_with_the_speakers_own_thing_is_the_speakers() -> None:
+    """ "Got an Apple Watch for my birthday" had no subject: "my" was taken for someone else's
+    doing, as "me" is ("Called me right after")."""
+    texts = said("Sam: Got an Apple Watch for my birthday.", "Sam: Called me right after.")
+    assert "Sam got an Apple Watch for Sam's birthday" in texts, texts
+    assert not any(t.startswith("Sam called") for t in texts), texts

@@ -82,3 +82,8 @@ def test_a_fragment_without_a_tense_is_dated_as_its_turn() -> None:
     )
     assert "2 hours 41 minutes in Boulder on 5 May 2024" in texts, texts
     assert "10k in Denver on 12 May 2024" in texts, texts
+
+
+def test_the_in_of_moved_in_is_no_preposition_of_the_date() -> None:
+    texts = said("Sam: We bought a house in Richmond and moved in last weekend.")
+    assert any("moved in on the weekend of 4 May 2024" in t for t in texts), texts

@@ -682,7 +682,8 @@ _PAST = wordset("""went got made took saw bought began ran met found gave knew t
     flew grew ate forgot chose broke spoke woke wore caught slept swam sang drank finished""")
 _NEGATED_MODALS = wordset("wouldn't won't can't couldn't didn't haven't")
 _LEADING_ADVERBS = wordset("just finally also already recently actually literally totally")
-_OWN_OBJECT = re.compile(r"\b(?:me|my|myself|mine)\b", re.I)
+# "Called me right after": someone else did it; "Sold my car" is the speaker's own doing
+_OWN_OBJECT = re.compile(r"\bme\b", re.I)
 
 
 def _question_subject(session: Session, where: Where, speaker: str) -> str | None:

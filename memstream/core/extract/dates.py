@@ -30,7 +30,13 @@ _NUM = r"(?P<n>\d{1,4}|a couple of|a couple|couple of|an?|one|two|three|four|fiv
 _UNIT = r"(?P<unit>day|weekend|week|month|year)s?"
 _WD = r"(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _MON = r"(?P<mon>january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\.?"
-_PREP = r"(?:\b(?P<prep>on|in|by|until|till|through|since|before|after|from|during)\s+)?"
+# "in" of a phrasal verb is no preposition of the date: "moved in last weekend" stays "moved
+# in" ("moved on the weekend of ..." lost the verb's sense)
+_PREP = (
+    r"(?:\b(?P<prep>on|(?<!\bmoved )(?<!\bmove )(?<!\bmoving )(?<!\bstayed )(?<!\bsettled )"
+    r"(?<!\bchecked )(?<!\bsigned )(?<!\bmoves )in|by|until|till|through|since|before|after|from|"
+    r"during)\s+)?"
+)
 _FUTURE = re.compile(
     r"\b(?:will|shall|going to|gonna|plan(?:s|ning)? to|intends? to|next|tomorrow|upcoming|scheduled|about to|"
     r"(?:am|is|are) (?!\w+ing\s+to\b)\w+ing)\b|'ll\b",
