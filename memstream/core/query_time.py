@@ -305,6 +305,32 @@ def parse_time(query: str, now: datetime | None = None) -> TimeRef | None:
     if not found:
         return None
     _, _, m, (start, end) = min(found, key=lambda f: (f[0], f[1]))
+    part = _PART.search(query, 0, m.start())
+    if part is not None:
+        start, end = _part_of(part["part"].lower(), start, end)
     rel = _RELATION_RE.search(query, 0, m.start())
     relation: Relation = _RELATIONS[rel["rel"].lower()] if rel else "during"
     return TimeRef(start, end, relation, m.group())
+
+
+# "early April", "the end of March", "mid-2023": a part of the span
+_PART = re.compile(
+    r"\b(?P<part>early|late|mid|middle of|beginning of|start of|end of)[\s-]+(?:the\s+)?$", re.I
+)
+_EARLY: Final = frozenset({"early", "beginning of", "start of"})
+_LATE: Final = frozenset({"late", "end of"})
+
+
+def _part_of(part: str, start: datetime, end: datetime) -> tuple[datetime, datetime]:
+    """The part of ``[start, end)`` that ``part`` names, loosely as people say it: "early
+    April" its first half, "late January" its second (the 16th on), "mid-2023" its middle
+    half; a span shorter than a month stays whole. Whole days."""
+    days = (end - start).days
+    if days < 28:
+        return start, end
+    half, quarter = timedelta(days=days // 2), timedelta(days=days // 4)
+    if part in _EARLY:
+        return start, start + half
+    if part in _LATE:
+        return start + half, end
+    return start + quarter, end - quarter

@@ -3,7 +3,8 @@ extractor: "what did I do last weekend?" shares no word with "went to a jazz con
 SFJAZZ", and "what happened in February?" none with "went skiing in Tahoe". Recall reads the
 memories said in the span the question names (a store search filtered by event time,
 ``said_at``) and, the time being all it asks about, ranks by the time first
-(core/intent.py ``time_only``): what happened in the span, not what held through it."""
+(core/intent.py ``time_only``): what happened in the span, not what held through it, the
+events of a life before an evening's pasta; "late March" is its second half."""
 
 from __future__ import annotations
 
@@ -18,6 +19,9 @@ from tests.harness import WorkerProcess, remembered
 pytestmark = pytest.mark.integration
 
 SAID = [
+    (datetime(2024, 1, 9, 10, tzinfo=UTC), "My sister had her baby yesterday, a boy named Theo!"),
+    (datetime(2024, 1, 22, 19, tzinfo=UTC), "Cooked pasta tonight."),
+    (datetime(2024, 1, 26, 19, tzinfo=UTC), "My cousin had her baby yesterday, a girl named Ada!"),
     (datetime(2024, 2, 3, 10, tzinfo=UTC), "I went skiing in Tahoe with Ben."),
     (datetime(2024, 2, 20, 10, tzinfo=UTC), "Started a pottery class downtown."),
     (datetime(2024, 3, 9, 10, tzinfo=UTC), "We had a picnic at Golden Gate Park."),
@@ -42,6 +46,9 @@ def namespace(settings: Settings, worker: WorkerProcess) -> str:
         ("What happened in February?", ["skiing", "pottery"]),
         ("What did I do in March 2024?", ["picnic", "brother"]),
         ("What did I do two weeks ago?", ["kitten"]),
+        # the second half of January (not Theo's birth on the 8th), and among what happened
+        # then a birth before an evening's pasta
+        ("What happened in late January?", ["Ada"]),
     ],
 )
 def test_a_time_alone_finds_what_happened_then(

@@ -174,3 +174,18 @@ def test_a_past_or_a_modal_after_i_is_no_habit(verb: str, tail: list[str]) -> No
 @given(verb=st.sampled_from(["stay", "teach", "grow", "run", "play", "volunteer"]), tail=_TAIL)
 def test_a_present_verb_after_i_or_we_is_a_habit(verb: str, tail: list[str]) -> None:
     assert habitual(" ".join(["I", verb, *tail])) and habitual(" ".join(["We", verb, *tail]))
+
+
+def test_a_subjectless_past_verb_is_no_name() -> None:
+    """ "Cooked pasta tonight." was concrete: its first word, capitalised and in no common-word
+    list, was taken for a name; an evening's pasta is trivia."""
+    from memstream.core.extract.concrete import concrete as is_concrete
+    from memstream.core.signals import scan
+
+    said = "Cooked pasta tonight."
+    found = scan(said)
+    assert not is_concrete(
+        False, False, "Maya", said, frozenset({"cooked", "pasta", "tonight"}), found
+    )
+    said = "Swimming is going better."
+    assert is_concrete(False, False, "Maya", said, frozenset(), scan(said))

@@ -9,7 +9,13 @@ from datetime import UTC, datetime, timedelta
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memstream.core.intent import TIME_ONLY_SHARE, TIME_SHARE, classify, time_only
+from memstream.core.intent import (
+    TIME_ONLY_IMPORTANCE,
+    TIME_ONLY_SHARE,
+    TIME_SHARE,
+    classify,
+    time_only,
+)
 from memstream.core.query_time import parse_time
 from memstream.core.scoring import Candidate, event_time_match
 
@@ -78,3 +84,26 @@ def test_time_only_never_fails_and_needs_a_time(query: str, days: int) -> None:
     assert time_only(query, t) is (classify(query, now=now).time_only)
     if t is None:
         assert not time_only(query, t)
+
+
+def test_a_time_alone_weighs_importance_among_what_happened_then() -> None:
+    """Tried as a new user would: "what happened in March?" answered "cooked pasta on 15
+    March" before the nephew's birth: among the memories of the time, importance orders."""
+    intent = classify("What happened in March?", now=NOW)
+    assert intent.profile.importance == TIME_ONLY_IMPORTANCE
+    assert abs(sum(intent.profile.weights().values()) - 1.0) < 1e-9
+    assert classify("What was going on in my life in May 2024?", now=NOW).time_only
+
+
+def test_early_late_and_mid_name_part_of_the_span() -> None:
+    late = parse_time("What did I do in late January?", NOW)
+    assert late is not None and (late.start.day, late.end.month) == (16, 2)
+    early = parse_time("What did I do in early April?", NOW)
+    assert early is not None and (early.start.day, early.end.day) == (1, 16)
+    end = parse_time("What did I do at the end of March?", NOW)
+    assert end is not None and (end.start.day, end.end.month) == (16, 4)
+    mid = parse_time("What happened in mid-2023?", NOW)
+    assert mid is not None and (mid.start.month, mid.end.month) == (4, 10)
+    # a day or a week stays whole
+    week = parse_time("What did I do early last week?", NOW)
+    assert week is not None and (week.end - week.start).days == 7

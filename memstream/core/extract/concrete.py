@@ -115,12 +115,19 @@ def concrete(
     if habitual(said) or _PURSUIT.search(said):
         return True
     # a capitalised word: a name the entity finder did not know (the first word only when
-    # it is no common word: "Felix is seeing someone", not "The line was long")
+    # it is no common word: "Felix is seeing someone", not "The line was long", nor a verb
+    # opening a subjectless sentence: "Cooked pasta tonight")
     return any(
         w[:1].isupper()
         and w not in _NOT_NAMES
         and w != speaker
-        and (i > 0 or (w.lower() not in WORD_WEIGHT and w not in HITS))  # "Lovely": a cue
+        and (i > 0 or (w.lower() not in WORD_WEIGHT and w not in HITS and not _verb(w)))
         for i, w in enumerate(said.split())
         if w[:1].isalpha()
     )
+
+
+def _verb(word: str) -> bool:
+    """A word that reads as a verb's past form ("Cooked", "Went"); an "-ing" word may be
+    what the sentence is about ("Swimming is going better")."""
+    return past_tense(word.lower().strip(".,!?"))
