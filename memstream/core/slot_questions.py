@@ -15,7 +15,11 @@ questions name a slot). Few memories hold these slots under the rule extractor (
 5 jobs on the own set), so the effect is as large as the extractor's coverage. 0.7 since
 the third 2026-11-29 session: tried as a new user would, "where do I work?" ranked "work has
 been busy lately" above "Maya works at Google" at 0.5; own, BEAM dev and the own haystack
-unchanged at @10 (0.844 / 0.686 / 0.778).
+unchanged at @10 (0.844 / 0.686 / 0.778). 0.9 since the fourth: with "Ran the Riverfront Half
+in 1:58, my first time ..." read as Lena's own news, "Lena ran ..., Lena's first time ..."
+says her name twice and outranked her move to Ballard for "where does Lena live now?" at
+0.7; own, BEAM dev and the own haystack unchanged at @10 at 0.85 and 0.9 (own haystack @20
+0.871 -> 0.877).
 
 A holder lifted to the top also tells the recall gate something is known ("what was my
 profession?" shares no word with "Maya retired from teaching in 2020": it was withheld as
@@ -29,7 +33,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-LIFT: Final = 0.7
+LIFT: Final = 0.9
 
 _ASKS: Final[tuple[tuple[frozenset[str], re.Pattern[str]], ...]] = (
     (
