@@ -19,7 +19,9 @@ unchanged at @10 (0.844 / 0.686 / 0.778). 0.9 since the fourth: with "Ran the Ri
 in 1:58, my first time ..." read as Lena's own news, "Lena ran ..., Lena's first time ..."
 says her name twice and outranked her move to Ballard for "where does Lena live now?" at
 0.7; own, BEAM dev and the own haystack unchanged at @10 at 0.85 and 0.9 (own haystack @20
-0.871 -> 0.877).
+0.871 -> 0.877), but ``python -m bench learning``'s runs without learning and without
+forgetting each lose a question (held-out 0.831 -> 0.820, a year on 0.837 -> 0.831) from
+0.85 up; at 0.8 those are as before and the Ballard move wins by 0.003 only.
 
 A holder lifted to the top also tells the recall gate something is known ("what was my
 profession?" shares no word with "Maya retired from teaching in 2020": it was withheld as
