@@ -88,7 +88,7 @@ from memstream.core.standing_instructions import (
     preference_of,
 )
 from memstream.core.tokens import tokenize
-from memstream.core.whose import asked_about, holds_for
+from memstream.core.whose import about_named, asked_about, holds_for
 from memstream.core.whose import factor as whose_factor
 from memstream.infra.by_identity import ByIdentity
 from memstream.projections.retrieval import Hit, RetrievalStore
@@ -447,7 +447,18 @@ class RecallService:
             scored = scaled(scored, states, lambda st: whose_factor(whose, st.text, named), "whose")
         if intent.slots:  # "where does she live?": the slot's holders (core/slot_questions)
             slots = intent.slots
-            holders = when(lambda st: st.slot in slots and holds_for(whose, st.text), SLOT_LIFT)
+            # of the person asked about: a name the question says, or one it was renamed to
+            people = {n.casefold() for n in asked_names(intent.entities)} | {
+                r.name.casefold() for r in renamed
+            }
+            holders = when(
+                lambda st: (
+                    st.slot in slots
+                    and holds_for(whose, st.text)
+                    and about_named(st.text, st.subject, people)
+                ),
+                SLOT_LIFT,
+            )
             scored = rescored(scored, states, holders, lifted, "slot")
         asked = query_key(query)  # negatives given on this very question (core/scoped_feedback)
         scored = scaled(

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -120,6 +120,17 @@ def holds_for(asked: Asked | None, text: str) -> bool:
     if asked is None:
         return True
     return about_kin(text) == asked.kin
+
+
+def about_named(text: str, subject: str | None, names: Collection[str]) -> bool:
+    """Whether a memory can hold a slot for one of the people a question ``names`` (folded):
+    it says the name, or its subject is theirs. No names: anyone's. "Does Ana like her
+    job?" is not answered by "Noor got a job teaching music", though both hold a job."""
+    if not names:
+        return True
+    owner = re.split(r"['’]s\b", subject, maxsplit=1)[0] if subject else ""
+    folded = text.casefold()
+    return owner in names or any(n in folded for n in names)
 
 
 def factor(asked: Asked | None, text: str, names: Sequence[str] = ()) -> float:

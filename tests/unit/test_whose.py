@@ -46,3 +46,15 @@ def test_scaled_only_when_it_is_someone_else_s() -> None:
 @given(st.text(max_size=80), st.text(max_size=80))
 def test_a_factor_is_one_or_the_factor_and_never_fails(query: str, text: str) -> None:
     assert factor(asked_about(query), text) in (1.0, FACTOR)
+
+
+def test_a_slot_holder_of_someone_else_named_is_not_lifted() -> None:
+    """Tried as a new user would: "does Ana like her job at the bakery?" answered "Noor got a
+    job teaching music" first, both holding a job."""
+    from memstream.core.whose import about_named
+
+    assert not about_named("Noor got a job teaching music", "noor", {"ana"})
+    assert about_named("Ana loves the job at a bakery", "ana", {"ana"})
+    assert about_named("Maya's husband Tom is a firefighter", "maya's husband", {"tom"})
+    assert about_named("Lena moved to Ballard", "lena", {"lena"})
+    assert about_named("Noor got a job", "noor", set())  # no name asked: anyone's
