@@ -189,6 +189,12 @@ def remembered(
     return ns
 
 
+def answers(s: Settings, ns: str, question: str) -> list[dict[str, Any]]:
+    """The results of recalling ``question`` in ``ns``, best first."""
+    with Memory(settings=s) as mem:
+        return list(mem.recall(question, namespace=ns)["results"])
+
+
 def memstream(s: Settings, *args: str, timeout: float = 180) -> subprocess.CompletedProcess[str]:
     """Run ``memstream ARGS`` as a user would, against the settings' broker and data."""
     return subprocess.run(

@@ -185,6 +185,11 @@ def opens_with_consequence(text: str) -> bool:
 
 
 @lru_cache(maxsize=1 << 15)
+def owner_of(subject: str | None) -> str:
+    """Whose a memory's subject is: "maya" of "maya's cat" (and of "maya"); "" for none."""
+    return re.split(r"['’]s\b", subject, maxsplit=1)[0] if subject else ""
+
+
 def content_words(text: str) -> frozenset[str]:
     # cached: the same earlier memories are candidates of one new memory after another
     return frozenset(tokenize(text, stem=True))

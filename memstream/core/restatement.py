@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from memstream.core.calendar_words import MONTH_NAMES, WEEKDAYS
-from memstream.core.relations import Known, NewMemory, Proposal, content_words
+from memstream.core.relations import Known, NewMemory, Proposal, content_words, owner_of
 
 RULE: Final = "restatement"
 CONFIDENCE: Final = 0.6
@@ -114,11 +114,6 @@ def _topic(text: str, subject: str | None) -> frozenset[str]:
     return frozenset(w for w in content_words(text) if w not in drop and not w.isdigit())
 
 
-def _owner(subject: str | None) -> str | None:
-    """Whose a subject is: "maya" of "maya's cat" (and of "maya")."""
-    return re.split(r"['’]s\b", subject, maxsplit=1)[0] if subject else subject
-
-
 def _clauses(text: str) -> list[str]:
     """The clauses of ``text``; a piece of two words or fewer is part of the next ("Alex
     and Maya broke up": "Alex" is the clause's subject, not a clause)."""
@@ -167,7 +162,7 @@ def restatement_proposals(new: NewMemory, earlier: Sequence[Known]) -> list[Prop
             continue
         # what the old memory is about: its words but whose it is ("cat" in "Maya's cat's
         # name is Mochi", whose subject is the cat)
-        old = _topic(k.text, _owner(k.subject))
+        old = _topic(k.text, owner_of(k.subject))
         if not old or len(old) > MAX_OLD_WORDS:
             continue
         shared = old & said

@@ -29,6 +29,8 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from memstream.core.relations import owner_of
+
 FACTOR: Final = 0.75
 
 # people one stands in a relation to, and the one name each is compared by
@@ -128,9 +130,8 @@ def about_named(text: str, subject: str | None, names: Collection[str]) -> bool:
     job?" is not answered by "Noor got a job teaching music", though both hold a job."""
     if not names:
         return True
-    owner = re.split(r"['’]s\b", subject, maxsplit=1)[0] if subject else ""
     folded = text.casefold()
-    return owner in names or any(n in folded for n in names)
+    return owner_of(subject) in names or any(n in folded for n in names)
 
 
 def factor(asked: Asked | None, text: str, names: Sequence[str] = ()) -> float:

@@ -13,7 +13,7 @@ import pytest
 
 from memstream.consumers.client import Memory
 from memstream.infra.settings import Settings
-from tests.harness import WorkerProcess, remembered
+from tests.harness import WorkerProcess, answers, remembered
 
 pytestmark = pytest.mark.integration
 
@@ -44,9 +44,7 @@ def namespace(settings: Settings, worker: WorkerProcess) -> str:
 def test_the_fact_answers_first(
     settings: Settings, namespace: str, question: str, first: str
 ) -> None:
-    with Memory(settings=settings) as mem:
-        found = mem.recall(question, namespace=namespace)
-    results = [r["text"] for r in found["results"]]
+    results = [r["text"] for r in answers(settings, namespace, question)]
     assert results and results[0] == first, results
 
 

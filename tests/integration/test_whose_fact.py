@@ -11,9 +11,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from memstream.consumers.client import Memory
 from memstream.infra.settings import Settings
-from tests.harness import WorkerProcess, remembered
+from tests.harness import WorkerProcess, answers, remembered
 
 pytestmark = pytest.mark.integration
 
@@ -48,9 +47,7 @@ def namespace(settings: Settings, worker: WorkerProcess) -> str:
 def test_the_fact_of_the_person_asked_about_answers_first(
     settings: Settings, namespace: str, question: str, first: str, other: str | None
 ) -> None:
-    with Memory(settings=settings) as mem:
-        found = mem.recall(question, namespace=namespace)
-    results = found["results"]
+    results = answers(settings, namespace, question)
     assert results and first in results[0]["text"], [r["text"] for r in results]
     if other is not None:
         (theirs,) = [r for r in results if other in r["text"]][:1]
